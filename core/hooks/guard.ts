@@ -1,0 +1,67 @@
+import { QuarryError } from '../errors/quarry-error.js';
+
+interface TapLike {
+  type: 'sync' | 'async' | 'promise';
+  name: string;
+  fn: (...args: unknown[]) => unknown;
+}
+
+interface InterceptableHook {
+  intercept(interceptor: { register?: (tap: TapLike) => TapLike }): void;
+}
+
+function isHook(value: unknown): value is InterceptableHook {
+  return typeof value === 'object' && value !== null && typeof (value as InterceptableHook).intercept === 'function';
+}
+
+/** A QuarryError is a deliberate answer (a refusal, a bad request); anything else is a plugin bug. */
+function wrapFailure(error: unknown, plugin: string, hook: string): unknown {
+  if (error instanceof QuarryError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new QuarryError('PLUGIN_FAILED', `plugin "${plugin}" failed in hook ${hook}: ${message}`, { cause: error, details: { plugin, hook } });
+}
+
+/**
+ * Wraps every tap of every hook so that what a plugin throws names the plugin and the hook
+ * (`plugin "x" failed in hook query.before: ...`). Applied once, when the hooks are created.
+ */
+export function guardHooks(tree: object, prefix = ''): void {
+  for (const [key, value] of Object.entries(tree)) {
+    const hookName = prefix ? `${prefix}.${key}` : key;
+    if (!isHook(value)) {
+      if (typeof value === 'object' && value !== null) guardHooks(value, hookName);
+      continue;
+    }
+    value.intercept({
+      register(tap) {
+        const original = tap.fn;
+        if (tap.type === 'promise') {
+          return { ...tap, fn: (...args) => Promise.resolve().then(() => original(...args)).catch((error) => { throw wrapFailure(error, tap.name, hookName); }) };
+        }
+        if (tap.type === 'sync') {
+          return {
+            ...tap,
+            fn: (...args) => {
+              try {
+                return original(...args);
+              } catch (error) {
+                throw wrapFailure(error, tap.name, hookName);
+              }
+            },
+          };
+        }
+        return {
+          ...tap,
+          fn: (...args) => {
+            const callback = args.pop() as (error?: unknown, result?: unknown) => void;
+            try {
+              original(...args, (error?: unknown, result?: unknown) => callback(error ? wrapFailure(error, tap.name, hookName) : error, result));
+            } catch (error) {
+              callback(wrapFailure(error, tap.name, hookName));
+            }
+          },
+        };
+      },
+    });
+  }
+}

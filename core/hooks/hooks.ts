@@ -1,0 +1,66 @@
+import {
+  AsyncParallelHook,
+  AsyncSeriesBailHook,
+  AsyncSeriesHook,
+  AsyncSeriesWaterfallHook,
+} from 'tapable';
+import type { QuarryError } from '../errors/quarry-error.js';
+import { guardHooks } from './guard.js';
+import type { Manifest } from '../manifest/types.js';
+import type {
+  CacheInvalidation,
+  InboundRequest,
+  QueryOutcome,
+  QueryRequest,
+  QueryResult,
+} from '../pipeline/types.js';
+
+/** Passed to `shutdown.drain` taps: how long is left before the runtime stops anyway. */
+export interface DrainContext {
+  /** Milliseconds until `runtime.shutdown_timeout` expires. */
+  readonly remainingMs: () => number;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The whole extension surface of the runtime, declared once and frozen.
+ * docs/hooks.md has a table per hook: kind, when it fires, arguments, neighbours.
+ */
+export function createHooks() {
+  const hooks = Object.freeze({
+    /** Waterfall, once at start-up after validation: taps may check or extend the manifest; the result is frozen. */
+    config: new AsyncSeriesWaterfallHook<[Manifest]>(['manifest']),
+    /** Series, once after the config is frozen and the engine exists, before datasets load and listeners bind: open resources here. */
+    startup: new AsyncSeriesHook<[]>([]),
+    /** Series, every inbound request on any transport, before auth: observe or refuse (throw a QuarryError). */
+    request: new AsyncSeriesHook<[InboundRequest]>(['request']),
+    /** Bail, every non-public request after `request`: taps set `request.principal` or return a QuarryError to refuse. */
+    auth: new AsyncSeriesBailHook<[InboundRequest], QuarryError | undefined>(['request']),
+    query: Object.freeze({
+      /** Series, after the statement is classified, before any cache or engine: refuse by throwing. */
+      before: new AsyncSeriesHook<[QueryRequest]>(['query']),
+      /** Bail, when no cache answered: the first result returned replaces the local engine (cluster routing). */
+      instead: new AsyncSeriesBailHook<[QueryRequest], QueryResult | undefined>(['query']),
+      /** Series, once the result was fully sent, failed or was cancelled. */
+      after: new AsyncSeriesHook<[QueryRequest, QueryOutcome]>(['query', 'outcome']),
+    }),
+    cache: Object.freeze({
+      /** Bail, after `query.before`: the first result returned answers the query (HIT or STALE). */
+      lookup: new AsyncSeriesBailHook<[QueryRequest], QueryResult | undefined>(['query']),
+      /** Waterfall, for results the engine produced: taps may wrap the batch stream to keep a copy. */
+      store: new AsyncSeriesWaterfallHook<[QueryResult, QueryRequest]>(['result', 'query']),
+      /** Series, when datasets change (refresh, write): drop what read them. */
+      invalidate: new AsyncSeriesHook<[CacheInvalidation]>(['invalidation']),
+    }),
+    shutdown: Object.freeze({
+      /** Parallel, first step of shutdown: finish in-flight work within the remaining time. */
+      drain: new AsyncParallelHook<[DrainContext]>(['drain']),
+      /** Series in stage order (listeners, plugins, engine): release resources. */
+      stop: new AsyncSeriesHook<[]>([]),
+    }),
+  });
+  guardHooks(hooks);
+  return hooks;
+}
+
+export type Hooks = ReturnType<typeof createHooks>;

@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { QuarryError } from '../errors/quarry-error.js';
+import type { Hooks } from '../hooks/hooks.js';
+import type { Logger } from '../log.js';
+import type { Engine } from '../engine/engine.js';
+import type { Phase } from '../lifecycle/phase.js';
+import type { Manifest, ManifestSource } from '../manifest/types.js';
+import type { QueryPipeline } from '../pipeline/pipeline.js';
+import type { PluginRuntime } from './types.js';
+
+/** What the runtime lends the plugin contexts; engine and pipeline exist only after start-up. */
+export interface PluginHost {
+  readonly hooks: Hooks;
+  readonly log: Logger;
+  readonly http: FastifyInstance;
+  readonly source: ManifestSource;
+  manifest(): Manifest;
+  engine(): Engine | undefined;
+  pipeline(): QueryPipeline | undefined;
+  phase(): Phase;
+}
+
+function readPath(root: unknown, dotted: string): unknown {
+  let node = root;
+  for (const key of dotted.split('.')) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/** The public runtime API one plugin sees: its own logger scope, everything else shared. */
+export function createPluginRuntime(host: PluginHost, pluginName: string): PluginRuntime {
+  const notYet = (what: string) =>
+    new QuarryError('PLUGIN_FAILED', `plugin "${pluginName}" used runtime.${what} before start-up finished: use it inside a hook (e.g. hooks.startup)`);
+  return {
+    hooks: host.hooks,
+    log: host.log.child(pluginName),
+    get manifest() {
+      return host.manifest();
+    },
+    source: host.source,
+    section: <T>(dotted: string) => readPath(host.manifest(), dotted) as T | undefined,
+    http: host.http,
+    get engine() {
+      const engine = host.engine();
+      if (!engine) throw notYet('engine');
+      return engine;
+    },
+    query: async (options) => {
+      const pipeline = host.pipeline();
+      if (!pipeline) throw notYet('query');
+      return pipeline.execute(options);
+    },
+    phase: () => host.phase(),
+  };
+}

@@ -1,0 +1,57 @@
+import type { ZodType } from 'zod';
+import type { FastifyInstance } from 'fastify';
+import type { Hooks } from '../hooks/hooks.js';
+import type { Logger } from '../log.js';
+import type { Manifest, ManifestSource } from '../manifest/types.js';
+import type { Phase } from '../lifecycle/phase.js';
+import type { QueryRequest, QueryResult, Protocol, Principal } from '../pipeline/types.js';
+import type { EngineApi } from '../engine/engine-api.js';
+
+/** A manifest section a plugin owns: its path and the zod schema that validates and defaults it. */
+export interface ManifestSlice {
+  /** Dotted path: `runtime.caching`, or a top-level key such as `functions`. */
+  readonly path: string;
+  readonly schema: ZodType;
+}
+
+/**
+ * A plugin: a name, the plugins it needs, the manifest sections it owns, and an `apply`
+ * that only taps hooks and registers routes. I/O belongs in hooks (`startup`), never in
+ * `apply` or a constructor.
+ */
+export interface QuarryPlugin {
+  readonly name: string;
+  readonly dependencies?: readonly string[];
+  readonly manifest?: readonly ManifestSlice[];
+  apply(runtime: PluginRuntime): void | Promise<void>;
+}
+
+/** A user plugin module's default export: a plugin, or a factory given the entry's `params`. */
+export type PluginModuleExport = QuarryPlugin | ((params: Record<string, unknown>) => QuarryPlugin | Promise<QuarryPlugin>);
+
+/** Options of one query run by a plugin (MCP tools, refresh jobs) through the shared pipeline. */
+export interface PipelineQueryOptions {
+  sql: string;
+  parameters?: readonly unknown[];
+  protocol: Protocol;
+  principal: Principal;
+  signal?: AbortSignal;
+}
+
+/** What `apply` receives: the runtime's public API for plugins. */
+export interface PluginRuntime {
+  readonly hooks: Hooks;
+  /** A logger whose lines carry the plugin's name. */
+  readonly log: Logger;
+  /** The manifest; frozen once the `config` hook has run. */
+  readonly manifest: Manifest;
+  readonly source: ManifestSource;
+  /** A plugin-owned section, validated by the plugin's own schema (undefined when absent). */
+  section<T>(path: string): T | undefined;
+  /** The HTTP listener, before it binds: add routes. Every route passes the core's request and auth hooks. */
+  readonly http: FastifyInstance;
+  readonly engine: EngineApi;
+  /** Run a query through the same pipeline as the doors (auth decisions already made by the caller). */
+  query(options: PipelineQueryOptions): Promise<{ request: QueryRequest; result: QueryResult }>;
+  readonly phase: () => Phase;
+}

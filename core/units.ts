@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+/**
+ * The one parser for durations and sizes in the manifest and flags.
+ * Durations: `500ms`, `1s`, `30s`, `5m`, `8h`, `1d`, and combinations such as `1m30s`.
+ * Sizes: plain bytes (`1048576`) or a number with a unit, binary (`KiB`, `MiB`, `GiB`, `TiB`)
+ * or decimal (`KB`, `MB`, `GB`, `TB`), e.g. `128MiB`, `4GiB`, `1.5GiB`.
+ */
+const durationUnits: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const sizeUnits: Record<string, number> = {
+  b: 1,
+  kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4,
+  kb: 1000, mb: 1000 ** 2, gb: 1000 ** 3, tb: 1000 ** 4,
+};
+
+export const DURATION_EXAMPLE = 'e.g. 500ms, 30s, 5m, 8h or 1m30s';
+export const SIZE_EXAMPLE = 'e.g. 128MiB, 4GiB or 1048576 (bytes)';
+
+/** Milliseconds, or undefined when the text is not a duration. */
+export function parseDuration(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  if (trimmed === '0') return 0;
+  const part = /(\d+(?:\.\d+)?)\s*(ns|us|µs|ms|s|m|h|d)/gy;
+  let total = 0;
+  let consumed = 0;
+  for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
+    total += Number(match[1]) * durationUnits[match[2]!]!;
+    consumed = part.lastIndex;
+  }
+  return consumed === trimmed.length && consumed > 0 ? total : undefined;
+}
+
+/** Bytes (rounded down), or undefined when the text is not a size. */
+export function parseSize(text: string | number): number | undefined {
+  if (typeof text === 'number') return Number.isSafeInteger(text) && text >= 0 ? text : undefined;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);
+  if (!match) return undefined;
+  const unit = match[2]!.toLowerCase();
+  const factor = unit === '' ? 1 : sizeUnits[unit];
+  if (factor === undefined) return undefined;
+  return Math.floor(Number(match[1]) * factor);
+}
+
+/** Formats milliseconds back to the manifest's notation, for --check output and logs. */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  const parts: string[] = [];
+  let rest = ms;
+  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  if (rest > 0) parts.push(`${rest}ms`);
+  return parts.join('');
+}
+
+/** A size for logs: `21.2GiB`, `512MiB`, `300B` (rounded to one decimal). */
+export function formatSizeApproximately(bytes: number): string {
+  for (const [unit, size] of [['TiB', 1024 ** 4], ['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(1))}${unit}`;
+  }
+  return `${bytes}B`;
+}
+
+export function formatSize(bytes: number): string {
+  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return `${bytes}B`;
+}
+
+/** A manifest duration field: the text in, milliseconds out. */
+export function durationSchema() {
+  return z.union([z.string(), z.number()]).transform((value, context) => {
+    const ms = typeof value === 'number' ? (value === 0 ? 0 : undefined) : parseDuration(value);
+    if (ms === undefined) {
+      context.addIssue({ code: 'custom', message: `invalid duration ${JSON.stringify(value)}: use a number with a unit, ${DURATION_EXAMPLE}` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+/** A manifest size field: the text in, bytes out. */
+export function sizeSchema() {
+  return z.union([z.string(), z.number()]).transform((value, context) => {
+    const bytes = parseSize(value);
+    if (bytes === undefined) {
+      context.addIssue({ code: 'custom', message: `invalid size ${JSON.stringify(value)}: use a number with a binary unit, ${SIZE_EXAMPLE}` });
+      return z.NEVER;
+    }
+    return bytes;
+  });
+}
