@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { durationSchema } from '../../units.js';
+import { requiredField } from '../messages.js';
+
+/**
+ * `datasets:` entries. The core serves `file:` sources; connector plugins (issue 7/8) add
+ * schemes. Keys Quarry accepts but does not act on yet are listed in NOT_YET_EFFECTIVE so
+ * the loader warns instead of silently ignoring them.
+ */
+const parameterValue = z.union([z.string(), z.number(), z.boolean()]).transform(String);
+
+export const accelerationSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    /** `arrow` is what Spice pods default to; Quarry accelerates with DuckDB either way. */
+    engine: z.enum(['duckdb', 'arrow']).default('duckdb'),
+    mode: z.enum(['memory', 'file']).default('memory'),
+    refresh_check_interval: durationSchema().optional(),
+    refresh_mode: z.enum(['full', 'append']).optional(),
+    refresh_sql: z.string().optional(),
+    refresh_on_startup: z.enum(['auto', 'always']).optional(),
+    refresh_retry_enabled: z.boolean().optional(),
+    refresh_retry_max_attempts: z.number().int().nonnegative().optional(),
+    primary_key: z.union([z.string(), z.array(z.string())]).optional(),
+    on_conflict: z.record(z.string(), z.string()).optional(),
+    params: z.record(z.string(), parameterValue).default({}),
+  });
+// No `.default()` on the block: zod 4 would apply it even when the block is absent, and a
+// dataset without `acceleration:` is read live from its source (as in Spice).
+
+/** Dataset names become SQL table names: a plain identifier, optionally schema-qualified. */
+export const DATASET_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+
+export const datasetSchema = z.strictObject({
+  from: z
+    .string({ error: requiredField('the data source, e.g. file:data/orders.parquet') })
+    .min(1, 'expected a data source, e.g. file:data/orders.parquet'),
+  name: z
+    .string({ error: requiredField('the SQL table name of the dataset, e.g. orders') })
+    .regex(DATASET_NAME_PATTERN, 'expected an identifier (letters, digits and _, optionally schema.table), e.g. orders'),
+  description: z.string().optional(),
+  /** `read` (default) or `read_write` (accepts INSERT / DoPut once writes land). */
+  access: z.enum(['read', 'read_write']).default('read'),
+  time_column: z.string().optional(),
+  time_format: z.enum(['timestamp', 'timestamptz', 'unix_seconds', 'unix_millis', 'ISO8601', 'date']).optional(),
+  params: z.record(z.string(), parameterValue).default({}),
+  acceleration: accelerationSchema.optional(),
+});
+
+export type DatasetConfig = z.output<typeof datasetSchema>;
+export type AccelerationConfig = z.output<typeof accelerationSchema>;
+
+/** Dataset keys accepted now whose behaviour a later issue brings: configuring them warns. */
+export const DATASET_KEYS_NOT_YET_EFFECTIVE = [
+  'access',
+  'time_column',
+  'time_format',
+  'acceleration.refresh_mode',
+  'acceleration.refresh_sql',
+  'acceleration.refresh_on_startup',
+  'acceleration.refresh_retry_enabled',
+  'acceleration.refresh_retry_max_attempts',
+  'acceleration.primary_key',
+  'acceleration.on_conflict',
+] as const;

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { durationSchema, sizeSchema } from '../../units.js';
+
+/**
+ * The `runtime:` fields the core owns (engine, lifecycle, listeners). Plugin-owned
+ * sections (auth, caching, telemetry, ...) are declared beside their plugins and merged
+ * into the runtime object by the manifest schema builder.
+ */
+export const querySchema = z
+  .strictObject({
+    /** Default: 90% of the memory the process may use (cgroup limit, else total memory), computed at start-up. */
+    memory_limit: sizeSchema().optional(),
+    spill_compression: z.enum(['zstd', 'lz4_frame', 'uncompressed']).default('zstd'),
+    temp_directory: z.string().min(1).optional(),
+  })
+  .default({ spill_compression: 'zstd' });
+
+/** `runtime.tls`: TLS for every listener. Cross-field rules live in the manifest's refinements. */
+export const tlsSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  certificate: z.string().optional(),
+  certificate_file: z.string().optional(),
+  key: z.string().optional(),
+  key_file: z.string().optional(),
+  client_auth_mode: z.enum(['none', 'request', 'required']).default('none'),
+  client_auth_ca_file: z.string().optional(),
+  client_auth_ca: z.string().optional(),
+});
+
+/** `runtime.flight`: the Flight SQL listener (behaviour lands with the Flight issue). */
+export const flightSchema = z.strictObject({
+  max_message_size: sizeSchema().optional(),
+  do_put_rate_limit_enabled: z.boolean().default(true),
+});
+
+const positiveInteger = z.coerce.number().int().positive();
+const fraction = z.coerce.number().min(0).max(1);
+
+/**
+ * `runtime.params`: a string map in Spice pods; the keys the spec names are checked here,
+ * other keys are kept and warned about by the loader.
+ */
+export const knownParams = {
+  http_max_concurrent_requests: positiveInteger,
+  http_requests_per_second_limit: positiveInteger,
+  http_requests_per_minute_limit: positiveInteger,
+  http_rate_control_jitter_min: durationSchema(),
+  http_rate_control_jitter_max: durationSchema(),
+  geo: z.enum(['enabled', 'disabled']),
+  columnar_footer_cache_mb: z.coerce.number().int().nonnegative(),
+  columnar_filter_propagation: z.enum(['enabled', 'disabled']),
+  columnar_optimizer_rules: z.string().min(1),
+  columnar_compaction_memory_fraction: fraction,
+  columnar_sort_merge_min_rows: z.coerce.number().int().nonnegative(),
+  columnar_sort_merge_memory_pool_fraction: fraction,
+  /** Deprecated: mapped to runtime.source_rate_control.codehost_concurrent_connections_limit. */
+  codehost_max_concurrent_connections: positiveInteger,
+} as const;
+
+export const paramsSchema = z
+  .object(knownParams)
+  .partial()
+  .catchall(z.union([z.string(), z.number(), z.boolean()]))
+  .default({});
+
+export const coreRuntimeShape = {
+  dataset_load_parallelism: z.number().int().positive().optional(),
+  shutdown_timeout: durationSchema()
+    .refine((ms) => ms > 0, 'expected a duration greater than 0, e.g. 30s')
+    .default(30_000),
+  ready_state: z.enum(['on_load', 'on_registration']).default('on_load'),
+  output_level: z.enum(['info', 'verbose', 'very_verbose']).default('info'),
+  query: querySchema,
+  params: paramsSchema,
+  tls: tlsSchema.optional(),
+  flight: flightSchema.default({ do_put_rate_limit_enabled: true }),
+};
+
+/** The core's runtime fields alone (the loader merges plugin sections into the same object). */
+export const coreRuntimeSchema = z.strictObject(coreRuntimeShape);
+export type CoreRuntimeConfig = z.output<typeof coreRuntimeSchema>;
+export type TlsConfig = z.output<typeof tlsSchema>;

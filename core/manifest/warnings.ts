@@ -1,0 +1,79 @@
+import { notYetEffectiveMessage } from '../plugins/pending.js';
+import { closestMatch } from '../text/did-you-mean.js';
+import { DATASET_KEYS_NOT_YET_EFFECTIVE } from './sections/datasets.js';
+import { knownParams } from './sections/runtime-core.js';
+import { SPICE_ONLY_RUNTIME_KEYS, SPICE_ONLY_TOP_LEVEL_KEYS } from './sections/top-level.js';
+import type { OwnedSlice } from './schema.js';
+import { formatPath, hasPath, isMapping, parsePath } from './path.js';
+
+/**
+ * Start-up warnings the core derives from the raw document: Spice features Quarry does
+ * not serve, `runtime.params` keys nothing reads, keys accepted before their behaviour
+ * lands, and sections of plugins switched off.
+ */
+export function documentWarnings(document: Record<string, unknown>, slices: readonly OwnedSlice[]): string[] {
+  return [...spiceOnlyWarnings(document), ...paramsWarnings(document), ...notYetEffectiveWarnings(document), ...disabledSectionWarnings(document, slices)];
+}
+
+function spiceOnlyWarnings(document: Record<string, unknown>): string[] {
+  const warnings: string[] = [];
+  const topLevel = SPICE_ONLY_TOP_LEVEL_KEYS.filter((key) => Object.hasOwn(document, key));
+  if (topLevel.length > 0) {
+    const plural = topLevel.length > 1;
+    warnings.push(`${topLevel.join(', ')}: ${plural ? 'Spice features' : 'a Spice feature'} Quarry does not serve; ${plural ? 'these sections are' : 'this section is'} ignored`);
+  }
+  const runtime = isMapping(document.runtime) ? document.runtime : {};
+  for (const key of SPICE_ONLY_RUNTIME_KEYS.filter((name) => Object.hasOwn(runtime, name))) {
+    warnings.push(`runtime.${key}: a Spice feature Quarry does not serve; this section is ignored`);
+  }
+  return warnings;
+}
+
+const knownParamNames = Object.keys(knownParams);
+
+function paramsWarnings(document: Record<string, unknown>): string[] {
+  const runtime = isMapping(document.runtime) ? document.runtime : {};
+  if (!isMapping(runtime.params)) return [];
+  const warnings: string[] = [];
+  for (const key of Object.keys(runtime.params)) {
+    if (knownParamNames.includes(key)) continue;
+    const suggestion = closestMatch(key, knownParamNames);
+    warnings.push(`runtime.params.${key}: unknown parameter${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; it is kept but nothing reads it`);
+  }
+  return warnings;
+}
+
+/** Engine-wide params the engine does not apply yet; `codehost_*` is handled as a deprecation. */
+function isPendingParam(key: string): boolean {
+  return key.startsWith('http_') || key.startsWith('columnar_');
+}
+
+function notYetEffectiveWarnings(document: Record<string, unknown>): string[] {
+  const warnings: string[] = [];
+  const runtime = isMapping(document.runtime) ? document.runtime : {};
+  const params = isMapping(runtime.params) ? runtime.params : {};
+  for (const key of Object.keys(params).filter((name) => knownParamNames.includes(name) && isPendingParam(name))) {
+    const topic = key.startsWith('http_') ? 'outbound HTTP rate control' : 'columnar accelerator tuning';
+    warnings.push(notYetEffectiveMessage(`runtime.params.${key}`, topic));
+  }
+  if (params.geo === 'enabled') {
+    warnings.push('runtime.params.geo is "enabled" but has no effect: this build does not include the spatial ST_* functions');
+  }
+  const flight = isMapping(runtime.flight) ? runtime.flight : {};
+  for (const key of Object.keys(flight)) warnings.push(notYetEffectiveMessage(`runtime.flight.${key}`, 'Flight listener tuning'));
+
+  const datasets = Array.isArray(document.datasets) ? document.datasets : [];
+  datasets.forEach((_dataset: unknown, index) => {
+    for (const key of DATASET_KEYS_NOT_YET_EFFECTIVE) {
+      const segments = ['datasets', index, ...parsePath(key)];
+      if (hasPath(document, segments)) warnings.push(notYetEffectiveMessage(formatPath(segments)));
+    }
+  });
+  return warnings;
+}
+
+function disabledSectionWarnings(document: Record<string, unknown>, slices: readonly OwnedSlice[]): string[] {
+  return slices
+    .filter((owned) => !owned.enabled && hasPath(document, parsePath(owned.slice.path)))
+    .map((owned) => `${owned.slice.path} is configured but has no effect: the plugin "${owned.owner}" is disabled in plugins:`);
+}

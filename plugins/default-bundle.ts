@@ -1,0 +1,29 @@
+import type { QuarryPlugin } from '../core/plugins/types.js';
+import { createApiKeyPlugin } from './api-key/index.js';
+import { createCorsPlugin } from './cors/index.js';
+import { createFunctionsPlugin } from './functions/index.js';
+import { createMcpPlugin } from './mcp/index.js';
+import { createResultsCachePlugin } from './results-cache/index.js';
+import { createSchedulerPlugin } from './scheduler/index.js';
+import { createSourceRateControlPlugin } from './source-rate-control/index.js';
+import { createTaskHistoryPlugin } from './task-history/index.js';
+import { createTelemetryPlugin } from './telemetry/index.js';
+
+/**
+ * The built-in plugins, in apply order. Each is switched off with
+ * `plugins: [{ name: <name>, enabled: false }]`. Fresh instances per call, so two runtimes
+ * in one process share no plugin state.
+ */
+export function defaultPlugins(): QuarryPlugin[] {
+  return [
+    createApiKeyPlugin(),
+    createCorsPlugin(),
+    createResultsCachePlugin(),
+    createTelemetryPlugin(),
+    createTaskHistoryPlugin(),
+    createFunctionsPlugin(),
+    createMcpPlugin(),
+    createSourceRateControlPlugin(),
+    createSchedulerPlugin(),
+  ];
+}

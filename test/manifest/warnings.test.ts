@@ -1,0 +1,115 @@
+import test from 'ava';
+import type { LogRecord } from '../../core/log.js';
+import { createLogger } from '../../core/log.js';
+import { isConfigured } from '../../core/manifest/presence.js';
+import { warnNotYetEffective } from '../../core/plugins/pending.js';
+import type { PluginRuntime } from '../../core/plugins/types.js';
+import { defaultPlugins } from '../../plugins/default-bundle.js';
+import { load } from './helpers.js';
+
+test('Spice-only top-level keys and runtime.tracing are named in one warning each and dropped', async (t) => {
+  const { manifest, warnings } = await load('models: []\nviews: []\nworkers: []\nruntime:\n  tracing:\n    zipkin_enabled: true\n');
+  t.deepEqual(warnings, [
+    'models, views, workers: Spice features Quarry does not serve; these sections are ignored',
+    'runtime.tracing: a Spice feature Quarry does not serve; this section is ignored',
+  ]);
+  t.false('models' in manifest);
+  t.false('tracing' in manifest.runtime);
+});
+
+test('unknown runtime.params keys warn with did-you-mean and are kept', async (t) => {
+  const { manifest, warnings } = await load('runtime:\n  params:\n    http_max_concurent_requests: 8\n    my_custom_flag: on\n');
+  t.deepEqual(warnings, [
+    'runtime.params.http_max_concurent_requests: unknown parameter (did you mean "http_max_concurrent_requests"?); it is kept but nothing reads it',
+    'runtime.params.my_custom_flag: unknown parameter; it is kept but nothing reads it',
+  ]);
+  t.is(manifest.runtime.params.my_custom_flag, 'on');
+});
+
+test('keys accepted before their behaviour lands warn; spill_compression does not', async (t) => {
+  const { warnings } = await load(`
+runtime:
+  query:
+    spill_compression: lz4_frame
+  flight:
+    max_message_size: 16MiB
+    do_put_rate_limit_enabled: false
+  params:
+    http_requests_per_second_limit: 5
+    columnar_filter_propagation: enabled
+    geo: enabled
+datasets:
+  - from: file:orders.parquet
+    name: orders
+    time_column: created_at
+    acceleration:
+      refresh_mode: append
+`);
+  t.deepEqual(warnings, [
+    'runtime.params.http_requests_per_second_limit is configured but has no effect yet: outbound HTTP rate control is not implemented in this release',
+    'runtime.params.columnar_filter_propagation is configured but has no effect yet: columnar accelerator tuning is not implemented in this release',
+    'runtime.params.geo is "enabled" but has no effect: this build does not include the spatial ST_* functions',
+    'runtime.flight.max_message_size is configured but has no effect yet: Flight listener tuning is not implemented in this release',
+    'runtime.flight.do_put_rate_limit_enabled is configured but has no effect yet: Flight listener tuning is not implemented in this release',
+    'datasets[0].time_column is configured but has no effect yet in this release',
+    'datasets[0].acceleration.refresh_mode is configured but has no effect yet in this release',
+  ]);
+});
+
+test('client_auth_mode without TLS warns instead of failing', async (t) => {
+  const { warnings } = await load('runtime:\n  tls:\n    client_auth_mode: required\n');
+  t.deepEqual(warnings, ['runtime.tls.client_auth_mode is "required" but TLS is not enabled (runtime.tls.enabled is not true): client certificates are not requested']);
+});
+
+test('a secret reference where nothing replaces it warns', async (t) => {
+  const { manifest, warnings } = await load('runtime:\n  cors:\n    allowed_origins: ["${ secrets:origin }"]\n');
+  t.deepEqual((manifest.runtime.cors as { allowed_origins: string[] }).allowed_origins, ['${ secrets:origin }']);
+  t.deepEqual(warnings, [
+    'runtime.cors.allowed_origins[0]: secret references are not replaced in this field (it is used as written); see docs/secrets.md for the fields that accept them',
+  ]);
+});
+
+function fakeRuntime(manifest: PluginRuntime['manifest']) {
+  const records: LogRecord[] = [];
+  const log = createLogger({ sink: (record) => records.push(record) });
+  return { runtime: { manifest, log } as unknown as PluginRuntime, records };
+}
+
+test('each placeholder plugin warns when its section is configured, never for defaults', async (t) => {
+  const { manifest } = await load('runtime:\n  caching:\n    sql_results:\n      enabled: false\n  mcp:\n    allowed_hosts: ["*"]\n');
+  const { runtime, records } = fakeRuntime(manifest);
+  for (const plugin of defaultPlugins()) await plugin.apply(runtime);
+  t.deepEqual(
+    records.map((record) => `${record.level} ${record.message}`),
+    [
+      'warn runtime.caching is configured but has no effect yet: result caching is not implemented in this release',
+      'warn runtime.mcp is configured but has no effect yet: the MCP server is not implemented in this release',
+    ],
+  );
+});
+
+test('warnNotYetEffective checks what was written, not the defaulted manifest', async (t) => {
+  const { manifest } = await load('runtime:\n  task_history:\n    enabled: false\nfunctions:\n  - name: f\n    from: sql\n');
+  t.true(isConfigured(manifest, 'runtime.task_history'));
+  t.true(isConfigured(manifest, 'functions'));
+  t.false(isConfigured(manifest, 'runtime.cors'), 'cors is in the manifest object only through its defaults');
+  const { runtime, records } = fakeRuntime(manifest);
+  t.true(warnNotYetEffective(runtime, 'runtime.task_history', 'task history'));
+  t.false(warnNotYetEffective(runtime, 'runtime.cors', 'CORS'));
+  t.deepEqual(records.map((record) => record.message), ['runtime.task_history is configured but has no effect yet: task history is not implemented in this release']);
+});
+
+test('every built-in plugin owns its sections and they are all in the bundle', (t) => {
+  const owned = Object.fromEntries(defaultPlugins().map((plugin) => [plugin.name, (plugin.manifest ?? []).map((slice) => slice.path)]));
+  t.deepEqual(owned, {
+    'api-key': ['runtime.auth'],
+    cors: ['runtime.cors'],
+    'results-cache': ['runtime.caching', 'runtime.results_cache'],
+    telemetry: ['runtime.telemetry', 'runtime.metrics'],
+    'task-history': ['runtime.task_history'],
+    functions: ['runtime.functions', 'functions', 'tools'],
+    mcp: ['runtime.mcp'],
+    'source-rate-control': ['runtime.source_rate_control'],
+    scheduler: ['runtime.scheduler'],
+  });
+});
