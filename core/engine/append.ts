@@ -1,0 +1,77 @@
+import { DuckDBDataChunk, type DuckDBConnection } from '@duckdb/node-api';
+import type { RecordBatch, Schema } from 'apache-arrow';
+import { QuarryError } from '../errors/quarry-error.js';
+import { duckdbValuesFor } from './arrow-to-duckdb-values.js';
+
+/** DuckDB's vector size: a data chunk holds at most this many rows. */
+const CHUNK_ROWS = 2048;
+
+/**
+ * Appends Arrow batches to a table through DuckDB's appender, matching columns by name
+ * (case-insensitive). Columns the batches lack get the table's default (NULL unless set).
+ * One transaction: either every row lands or none does.
+ */
+export async function appendBatches(options: {
+  connection: DuckDBConnection;
+  table: { catalog: string; schema: string; name: string };
+  schema: Schema;
+  batches: AsyncIterable<RecordBatch>;
+  signal: AbortSignal;
+}): Promise<number> {
+  const { connection, table } = options;
+  const appender = await connection.createAppender(table.name, table.schema, table.catalog);
+  const columnCount = appender.columnCount;
+  const targetTypes = Array.from({ length: columnCount }, (_, index) => appender.columnType(index));
+  const targetNames = await columnNames(connection, table);
+  const sourceIndexes = mapColumns(options.schema, targetNames, table.name);
+  let rows = 0;
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    for await (const batch of options.batches) {
+      options.signal.throwIfAborted();
+      for (let start = 0; start < batch.numRows; start += CHUNK_ROWS) {
+        const count = Math.min(CHUNK_ROWS, batch.numRows - start);
+        const chunk = DuckDBDataChunk.create(targetTypes, count);
+        targetNames.forEach((name, column) => {
+          const source = sourceIndexes[column];
+          const values = source === undefined
+            ? new Array(count).fill(null)
+            : duckdbValuesFor(batch.getChildAt(source)!, start, count, targetTypes[column]!, name);
+          chunk.setColumnValues(column, values);
+        });
+        appender.appendDataChunk(chunk);
+        rows += count;
+      }
+    }
+    appender.flushSync();
+    appender.closeSync();
+    await connection.run('COMMIT');
+  } catch (error) {
+    try {
+      appender.closeSync();
+    } catch {
+      // already closed, or failed with the same error
+    }
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+  return rows;
+}
+
+async function columnNames(connection: DuckDBConnection, table: { catalog: string; schema: string; name: string }): Promise<string[]> {
+  const reader = await connection.runAndReadAll(
+    'SELECT column_name FROM duckdb_columns() WHERE database_name = $1 AND schema_name = $2 AND table_name = $3 ORDER BY column_index',
+    [table.catalog, table.schema, table.name],
+  );
+  return reader.getRows().map((row) => String(row[0]));
+}
+
+/** For each table column, the index of the batch column with that name. */
+function mapColumns(schema: Schema, targetNames: readonly string[], tableName: string): Array<number | undefined> {
+  const byName = new Map(schema.fields.map((field, index) => [field.name.toLowerCase(), index]));
+  const unknown = schema.fields.map((field) => field.name).filter((name) => !targetNames.some((target) => target.toLowerCase() === name.toLowerCase()));
+  if (unknown.length > 0) {
+    throw new QuarryError('INGEST_SCHEMA_MISMATCH', `dataset ${tableName} has no column${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; its columns are ${targetNames.join(', ')}`);
+  }
+  return targetNames.map((name) => byName.get(name.toLowerCase()));
+}

@@ -1,0 +1,24 @@
+import type { Data, DataType } from 'apache-arrow';
+import type { RawVector } from '../duckdb-vectors.js';
+import type { RowSelection } from '../row-selection.js';
+
+/**
+ * Collects the rows of one column across DuckDB chunks until a batch is cut.
+ *
+ * `append` copies everything it needs out of DuckDB memory before returning: the chunk
+ * may be freed as soon as the assembler moves on. `finish` returns Arrow `Data` owning
+ * fresh buffers and leaves the accumulator empty for the next batch.
+ */
+export interface ColumnAccumulator {
+  readonly type: DataType;
+  /** Rows appended since the last `finish`. */
+  readonly length: number;
+  /** Approximate bytes held, for cutting batches by size. */
+  readonly byteLength: number;
+  /**
+   * Appends `rows` of a flat DuckDB vector holding `vectorLength` rows (the bound for
+   * reading its memory).
+   */
+  append(vector: RawVector, vectorLength: number, rows: RowSelection): void;
+  finish(): Data;
+}

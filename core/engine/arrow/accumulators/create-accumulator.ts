@@ -1,0 +1,134 @@
+import {
+  DuckDBTypeId,
+  type DuckDBArrayType,
+  type DuckDBDecimalType,
+  type DuckDBEnumType,
+  type DuckDBListType,
+  type DuckDBMapType,
+  type DuckDBStructType,
+  type DuckDBType,
+  type DuckDBUnionType,
+} from '@duckdb/node-api';
+import {
+  Utf8,
+  vectorFromArray,
+  type DataType,
+  type Decimal,
+  type Dictionary,
+  type FixedSizeList,
+  type List,
+  type Map_,
+  type SparseUnion,
+  type Struct,
+  type Binary,
+} from 'apache-arrow';
+import { BooleanAccumulator } from './boolean-accumulator.js';
+import type { ColumnAccumulator } from './column-accumulator.js';
+import { FixedSizeListAccumulator } from './fixed-size-list-accumulator.js';
+import { FixedWidthAccumulator } from './fixed-width-accumulator.js';
+import { IntervalAccumulator } from './interval-accumulator.js';
+import { ListAccumulator } from './list-accumulator.js';
+import { NullAccumulator } from './null-accumulator.js';
+import { StringAccumulator } from './string-accumulator.js';
+import { StructAccumulator } from './struct-accumulator.js';
+import { BigNumAccumulator, BitAccumulator, TimeTzAccumulator, UuidAccumulator, VariantAccumulator } from './text-rendered-accumulators.js';
+import { UnionAccumulator } from './union-accumulator.js';
+import { WideningDecimalAccumulator } from './widening-decimal-accumulator.js';
+
+/**
+ * The accumulator converting a DuckDB column of `duckdbType` into `arrowType`, which must
+ * be the type `arrowTypeFor(duckdbType)` produced for the schema: batches have to carry
+ * the schema's own type objects (a Dictionary's id ties its batches to its field).
+ */
+export function createAccumulator(duckdbType: DuckDBType, arrowType: DataType): ColumnAccumulator {
+  switch (duckdbType.typeId) {
+    case DuckDBTypeId.BOOLEAN:
+      return new BooleanAccumulator();
+    case DuckDBTypeId.TINYINT:
+    case DuckDBTypeId.UTINYINT:
+      return new FixedWidthAccumulator(arrowType, 1);
+    case DuckDBTypeId.SMALLINT:
+    case DuckDBTypeId.USMALLINT:
+      return new FixedWidthAccumulator(arrowType, 2);
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.UINTEGER:
+    case DuckDBTypeId.FLOAT:
+    case DuckDBTypeId.DATE:
+      return new FixedWidthAccumulator(arrowType, 4);
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.UBIGINT:
+    case DuckDBTypeId.DOUBLE:
+    case DuckDBTypeId.TIME:
+    case DuckDBTypeId.TIME_NS:
+    case DuckDBTypeId.TIMESTAMP_S:
+    case DuckDBTypeId.TIMESTAMP_MS:
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_NS:
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return new FixedWidthAccumulator(arrowType, 8);
+    case DuckDBTypeId.HUGEINT:
+      return new FixedWidthAccumulator(arrowType, 16);
+    case DuckDBTypeId.UHUGEINT:
+      return new WideningDecimalAccumulator(arrowType as Decimal, 16);
+    case DuckDBTypeId.DECIMAL: {
+      const { width } = duckdbType as DuckDBDecimalType;
+      if (width <= 4) return new WideningDecimalAccumulator(arrowType as Decimal, 2);
+      if (width <= 9) return new WideningDecimalAccumulator(arrowType as Decimal, 4);
+      if (width <= 18) return new WideningDecimalAccumulator(arrowType as Decimal, 8);
+      return new FixedWidthAccumulator(arrowType, 16);
+    }
+    case DuckDBTypeId.VARCHAR:
+    case DuckDBTypeId.BLOB:
+    case DuckDBTypeId.GEOMETRY:
+      return new StringAccumulator(arrowType as Utf8 | Binary);
+    case DuckDBTypeId.INTERVAL:
+      return new IntervalAccumulator();
+    case DuckDBTypeId.UUID:
+      return new UuidAccumulator();
+    case DuckDBTypeId.TIME_TZ:
+      return new TimeTzAccumulator();
+    case DuckDBTypeId.BIT:
+      return new BitAccumulator();
+    case DuckDBTypeId.BIGNUM:
+      return new BigNumAccumulator();
+    case DuckDBTypeId.VARIANT:
+      return new VariantAccumulator(duckdbType);
+    case DuckDBTypeId.SQLNULL:
+      return new NullAccumulator();
+    case DuckDBTypeId.ENUM: {
+      const dictionaryType = arrowType as Dictionary;
+      const members = vectorFromArray((duckdbType as DuckDBEnumType).values, new Utf8());
+      return new FixedWidthAccumulator(dictionaryType, dictionaryType.indices.bitWidth / 8, members);
+    }
+    case DuckDBTypeId.LIST: {
+      const listType = arrowType as List;
+      return new ListAccumulator(listType, createAccumulator((duckdbType as DuckDBListType).valueType, listType.valueType));
+    }
+    case DuckDBTypeId.MAP: {
+      const mapType = arrowType as Map_;
+      const entriesType = mapType.childType as Struct;
+      const { keyType, valueType } = duckdbType as DuckDBMapType;
+      const entries = new StructAccumulator(entriesType, [
+        createAccumulator(keyType, entriesType.children[0]!.type),
+        createAccumulator(valueType, entriesType.children[1]!.type),
+      ]);
+      return new ListAccumulator(mapType, entries);
+    }
+    case DuckDBTypeId.ARRAY: {
+      const listType = arrowType as FixedSizeList;
+      return new FixedSizeListAccumulator(listType, createAccumulator((duckdbType as DuckDBArrayType).valueType, listType.valueType));
+    }
+    case DuckDBTypeId.STRUCT: {
+      const structType = arrowType as Struct;
+      const { entryTypes } = duckdbType as DuckDBStructType;
+      return new StructAccumulator(structType, entryTypes.map((type, i) => createAccumulator(type, structType.children[i]!.type)));
+    }
+    case DuckDBTypeId.UNION: {
+      const unionType = arrowType as SparseUnion;
+      const { memberTypes } = duckdbType as DuckDBUnionType;
+      return new UnionAccumulator(unionType, memberTypes.map((type, i) => createAccumulator(type, unionType.children[i]!.type)));
+    }
+    default:
+      throw new Error(`no Arrow conversion for DuckDB type ${String(duckdbType)}`);
+  }
+}

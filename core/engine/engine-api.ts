@@ -1,0 +1,38 @@
+import type { AccelerationConfig } from '../manifest/types.js';
+
+/**
+ * Load states of a dataset, numbered as the `dataset_load_state` metric reports them:
+ * 0 initializing, 1 ready, 2 disabled, 3 error, 4 refreshing, 5 shutting down.
+ */
+export type DatasetState = 'initializing' | 'ready' | 'disabled' | 'error' | 'refreshing' | 'shutting_down';
+
+export const DATASET_STATE_NUMBER: Record<DatasetState, number> = {
+  initializing: 0,
+  ready: 1,
+  disabled: 2,
+  error: 3,
+  refreshing: 4,
+  shutting_down: 5,
+};
+
+/** What `GET /v1/datasets` reports for one dataset. */
+export interface DatasetStatus {
+  readonly name: string;
+  readonly from: string;
+  readonly description: string | undefined;
+  readonly state: DatasetState;
+  /** Why the last load or refresh failed; undefined when it did not. */
+  readonly error: string | undefined;
+  readonly accelerated: boolean;
+  readonly acceleration: AccelerationConfig | undefined;
+  /** When data was last loaded (accelerated) or registered (live), ISO-8601. */
+  readonly loadedAt: string | undefined;
+}
+
+/** The engine as plugins see it. */
+export interface EngineApi {
+  datasets(): DatasetStatus[];
+  dataset(name: string): DatasetStatus | undefined;
+  /** Reloads an accelerated dataset (atomic swap) and fires `cache.invalidate`. */
+  refresh(name: string): Promise<DatasetStatus>;
+}

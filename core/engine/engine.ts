@@ -1,0 +1,217 @@
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { QuarryError } from '../errors/quarry-error.js';
+import type { Logger } from '../log.js';
+import type { Manifest, ManifestSource } from '../manifest/types.js';
+import { formatSizeApproximately } from '../units.js';
+import type { Principal, StatementKind } from '../pipeline/types.js';
+import type { RecordBatch, Schema } from 'apache-arrow';
+import { appendBatches } from './append.js';
+import { classifyStatement, statementTypeName } from './classify.js';
+import { ConnectionPool } from './connection-pool.js';
+import { DatasetRegistry } from './datasets.js';
+import type { DatasetStatus, EngineApi } from './engine-api.js';
+import { engineError } from './engine-errors.js';
+import { defaultMemoryLimitBytes } from './memory-limit.js';
+import { bindParameters } from './parameters.js';
+import { streamResult, type EngineStream } from './result-stream.js';
+import { quoteLiteral } from './sql-text.js';
+
+/** A statement prepared and classified, holding its connection until executed or closed. */
+export interface PreparedQuery {
+  readonly kind: StatementKind;
+  readonly statementType: string;
+  readonly parameterCount: number;
+  execute(parameters: readonly unknown[], signal: AbortSignal): Promise<EngineStream>;
+  close(): void;
+}
+
+export interface EngineOptions {
+  manifest: Manifest;
+  source: ManifestSource;
+  log: Logger;
+  /** Told after a dataset's data changed (refresh or write), so caches can drop what read it. */
+  onDatasetChanged: (dataset: string, reason: 'refresh' | 'write') => Promise<void>;
+}
+
+/**
+ * The embedded DuckDB engine: settings from `runtime.query`, the manifest's datasets, and
+ * query execution as Arrow record batches. After datasets are registered the engine is
+ * locked: user SQL reads only the datasets' own files and cannot change settings.
+ */
+export class Engine implements EngineApi {
+  readonly #instance: DuckDBInstance;
+  readonly #pool: ConnectionPool;
+  readonly #registry: DatasetRegistry;
+  readonly #options: EngineOptions;
+  readonly #admin: DuckDBConnection;
+
+  private constructor(instance: DuckDBInstance, admin: DuckDBConnection, options: EngineOptions) {
+    this.#instance = instance;
+    this.#admin = admin;
+    this.#options = options;
+    this.#pool = new ConnectionPool(instance);
+    this.#registry = new DatasetRegistry(options.manifest.datasets, {
+      baseDirectory: options.source.directory,
+      log: options.log.child('datasets'),
+    });
+  }
+
+  static async create(options: EngineOptions): Promise<Engine> {
+    const query = options.manifest.runtime.query;
+    const memoryLimit = query.memory_limit ?? defaultMemoryLimitBytes();
+    const settings: Record<string, string> = {
+      memory_limit: `${memoryLimit}B`,
+      // Extensions cannot be downloaded here, and user SQL must not trigger installs.
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+    };
+    if (query.temp_directory) settings['temp_directory'] = query.temp_directory;
+    let instance: DuckDBInstance;
+    try {
+      instance = await DuckDBInstance.create(':memory:', settings);
+    } catch (error) {
+      throw new QuarryError('ENGINE_START_FAILED', `the SQL engine could not start: ${(error as Error).message}`, { cause: error });
+    }
+    options.log.info('engine started', {
+      engine: 'duckdb',
+      memory_limit: formatSizeApproximately(memoryLimit),
+      temp_directory: query.temp_directory ?? '(engine default)',
+    });
+    if (query.spill_compression !== 'zstd') {
+      // DuckDB compresses spilled blocks itself and exposes no setting for it (checked on 1.5.6).
+      options.log.warn(`runtime.query.spill_compression=${query.spill_compression} has no effect: the DuckDB engine chooses spill compression itself`);
+    }
+    const admin = await instance.connect();
+    return new Engine(instance, admin, options);
+  }
+
+  /** Registers every dataset (views, attached acceleration databases), then locks the engine down. */
+  async registerDatasets(): Promise<void> {
+    await this.#registry.register((sql) => this.#admin.run(sql).then(() => undefined));
+    await this.#lockdown();
+  }
+
+  /** Loads accelerated datasets, bounded by `runtime.dataset_load_parallelism`. */
+  async loadDatasets(): Promise<void> {
+    await this.#registry.loadAccelerated(() => this.#instance.connect(), this.#options.manifest.runtime.dataset_load_parallelism);
+  }
+
+  async #lockdown(): Promise<void> {
+    const { paths, directories } = this.#registry.allowedLocations();
+    const list = (values: string[]) => `[${values.map(quoteLiteral).join(', ')}]`;
+    await this.#admin.run(`SET allowed_paths = ${list(paths)}`);
+    await this.#admin.run(`SET allowed_directories = ${list(directories)}`);
+    await this.#admin.run('SET enable_external_access = false');
+    await this.#admin.run('SET lock_configuration = true');
+  }
+
+  datasets(): DatasetStatus[] {
+    return this.#registry.statuses();
+  }
+
+  dataset(name: string): DatasetStatus | undefined {
+    return this.#registry.status(name);
+  }
+
+  datasetNames(): string[] {
+    return this.#registry.names();
+  }
+
+  async refresh(name: string): Promise<DatasetStatus> {
+    const connection = await this.#instance.connect();
+    try {
+      const status = await this.#registry.refresh(name, (sql) => connection.run(sql).then(() => undefined));
+      await this.#options.onDatasetChanged(status.name, 'refresh');
+      return status;
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  /**
+   * Why a dataset cannot take writes, or undefined when it can: it must exist, be accelerated
+   * in memory mode and have `access: read_write`.
+   */
+  writeRefusal(name: string): string | undefined {
+    const status = this.#registry.status(name);
+    if (!status) return `dataset "${name}" does not exist (datasets: ${this.datasetNames().join(', ') || 'none'})`;
+    const config = this.#options.manifest.datasets.find((dataset) => dataset.name.toLowerCase() === name.toLowerCase())!;
+    if (config.access !== 'read_write') return `dataset "${status.name}" is read-only; set access: read_write on it to accept writes`;
+    if (!this.#registry.accelerationTable(name)) return `dataset "${status.name}" is not accelerated (or failed to load); writes go into an accelerated dataset`;
+    return undefined;
+  }
+
+  /** Appends Arrow batches to a writable accelerated dataset (Flight ingest), then fires invalidation. */
+  async append(name: string, schema: Schema, batches: AsyncIterable<RecordBatch>, options: { principal: Principal; signal: AbortSignal }): Promise<{ rows: number }> {
+    if (!this.#registry.status(name)) throw new QuarryError('DATASET_NOT_FOUND', `dataset "${name}" does not exist (datasets: ${this.datasetNames().join(', ') || 'none'})`);
+    const refusal = this.writeRefusal(name);
+    if (refusal) throw new QuarryError(this.#registry.accelerationTable(name) ? 'WRITE_NOT_ALLOWED' : 'DATASET_NOT_ACCELERATED', refusal);
+    if (!options.principal.canWrite) throw new QuarryError('WRITE_NOT_ALLOWED', `writing to dataset "${name}" needs a caller that may write (use a key with :rw)`);
+    const { table, config } = this.#registry.accelerationTable(name)!;
+    const connection = await this.#instance.connect();
+    try {
+      const rows = await appendBatches({ connection, table, schema, batches, signal: options.signal });
+      await this.#options.onDatasetChanged(config.name, 'write');
+      return { rows };
+    } catch (error) {
+      throw engineError(error, { datasetNames: () => this.datasetNames() });
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  /** Parses and classifies one statement; the caller must `execute` or `close` it. */
+  async prepare(sql: string): Promise<PreparedQuery> {
+    const connection = await this.#pool.acquire();
+    const mapError = (error: unknown) => engineError(error, { datasetNames: () => this.datasetNames() });
+    try {
+      const statements = await connection.extractStatements(sql);
+      if (statements.count === 0) throw new QuarryError('SQL_EMPTY', 'the SQL text holds no statement');
+      if (statements.count > 1) {
+        throw new QuarryError('SQL_MULTIPLE_STATEMENTS', `the SQL text holds ${statements.count} statements; send one statement per request`);
+      }
+      const prepared = await statements.prepare(0);
+      let settled = false;
+      const finish = (discard: boolean) => {
+        if (settled) return;
+        settled = true;
+        prepared.destroySync();
+        this.#pool.release(connection, { discard });
+      };
+      return {
+        kind: classifyStatement(prepared.statementType),
+        statementType: statementTypeName(prepared.statementType),
+        parameterCount: prepared.parameterCount,
+        execute: async (parameters, signal) => {
+          try {
+            bindParameters(prepared, parameters);
+            return await streamResult({ prepared, connection, signal, onFinish: finish, mapError });
+          } catch (error) {
+            finish(signal.aborted);
+            throw mapError(error);
+          }
+        },
+        close: () => finish(false),
+      };
+    } catch (error) {
+      this.#pool.release(connection);
+      throw mapError(error);
+    }
+  }
+
+  /** Number of queries holding a connection now. */
+  get activeQueries(): number {
+    return this.#pool.busyCount;
+  }
+
+  interruptAll(): void {
+    this.#pool.interruptAll();
+  }
+
+  close(): void {
+    this.#registry.markShuttingDown();
+    this.#pool.close();
+    this.#admin.closeSync();
+    this.#instance.closeSync();
+  }
+}

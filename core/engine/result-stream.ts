@@ -1,0 +1,80 @@
+import type { RecordBatch, Schema } from 'apache-arrow';
+import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { QuarryError } from '../errors/quarry-error.js';
+import { openBatchStream } from './arrow/index.js';
+
+/** The engine's answer to one query: the Arrow schema up front, then batches as they are produced. */
+export interface EngineStream {
+  readonly schema: Schema;
+  readonly batches: AsyncIterable<RecordBatch>;
+  /** Milliseconds spent inside the engine so far (prepare excluded). */
+  readonly executionMs: () => number;
+}
+
+/**
+ * Runs a prepared statement as a stream. Aborting `signal` interrupts the engine; the
+ * connection goes back to the pool when the stream ends, fails or is abandoned.
+ */
+export async function streamResult(options: {
+  prepared: DuckDBPreparedStatement;
+  connection: DuckDBConnection;
+  signal: AbortSignal;
+  onFinish: (discardConnection: boolean) => void;
+  mapError: (error: unknown) => QuarryError;
+}): Promise<EngineStream> {
+  const { connection, signal } = options;
+  let engineMs = 0;
+  const onAbort = () => connection.interrupt();
+  if (signal.aborted) throw options.mapError(new Error('INTERRUPT Error: Interrupted!'));
+  signal.addEventListener('abort', onAbort, { once: true });
+  const started = performance.now();
+  let opened: Awaited<ReturnType<typeof openBatchStream>>;
+  try {
+    opened = await openBatchStream(await options.prepared.stream());
+  } catch (error) {
+    signal.removeEventListener('abort', onAbort);
+    throw error;
+  }
+  engineMs += performance.now() - started;
+
+  // An explicit iterator rather than a generator: `return()` must release the connection
+  // even when the consumer gives up before reading the first batch.
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    signal.removeEventListener('abort', onAbort);
+    options.onFinish(signal.aborted);
+  };
+  const source = opened.batches[Symbol.asyncIterator]();
+  const iterator: AsyncIterator<RecordBatch> = {
+    async next() {
+      if (finished) return { done: true, value: undefined };
+      const fetchStarted = performance.now();
+      try {
+        const next = await source.next();
+        engineMs += performance.now() - fetchStarted;
+        if (next.done) finish();
+        return next;
+      } catch (error) {
+        finish();
+        throw options.mapError(error);
+      }
+    },
+    async return() {
+      finish();
+      await source.return?.();
+      return { done: true, value: undefined };
+    },
+  };
+  let taken = false;
+  const batches: AsyncIterable<RecordBatch> = {
+    [Symbol.asyncIterator]() {
+      if (taken) throw new Error('a query result can be read once');
+      taken = true;
+      return iterator;
+    },
+  };
+
+  return { schema: opened.schema, batches, executionMs: () => engineMs };
+}

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import type { RecordBatch } from 'apache-arrow';
+import { QuarryError, toQuarryError } from '../errors/quarry-error.js';
+import type { Hooks } from '../hooks/hooks.js';
+import { STAGE } from '../hooks/stages.js';
+import type { Logger } from '../log.js';
+import type { Engine } from '../engine/engine.js';
+import type { PhaseMachine } from '../lifecycle/phase.js';
+import { createStatementPolicy, insertTarget, referencedDatasets } from './statement-policy.js';
+import type { CacheStatus, InboundRequest, Principal, Protocol, QueryOutcome, QueryRequest, QueryResult } from './types.js';
+
+export interface ExecuteOptions {
+  sql: string;
+  parameters?: readonly unknown[];
+  protocol: Protocol;
+  principal: Principal;
+  inbound?: InboundRequest;
+  signal?: AbortSignal;
+}
+
+/**
+ * The one query path behind every door:
+ *   classify -> query.before -> cache.lookup -> query.instead | engine -> cache.store -> (stream) -> query.after
+ * The result's batches must be read to the end or `return()`ed; `query.after` fires then.
+ */
+export class QueryPipeline {
+  readonly #hooks: Hooks;
+  readonly #engine: Engine;
+  readonly #phase: PhaseMachine;
+  readonly #log: Logger;
+  readonly #active = new Set<string>();
+  readonly #idleWaiters = new Set<() => void>();
+
+  constructor(options: { hooks: Hooks; engine: Engine; phase: PhaseMachine; log: Logger }) {
+    this.#hooks = options.hooks;
+    this.#engine = options.engine;
+    this.#phase = options.phase;
+    this.#log = options.log;
+    this.#hooks.query.before.tap({ name: 'core:statement-policy', stage: STAGE.AUTHORIZE }, createStatementPolicy((dataset) => this.#engine.writeRefusal(dataset)));
+  }
+
+  /** Queries started and not yet finished streaming. */
+  get activeCount(): number {
+    return this.#active.size;
+  }
+
+  /** Resolves when no query is active. */
+  whenIdle(): Promise<void> {
+    if (this.#active.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.add(resolve));
+  }
+
+  async execute(options: ExecuteOptions): Promise<{ request: QueryRequest; result: QueryResult }> {
+    if (!this.#phase.acceptsWork) throw new QuarryError('RUNTIME_SHUTTING_DOWN', 'the runtime is shutting down and accepts no new queries');
+    if (options.sql.trim() === '') throw new QuarryError('SQL_EMPTY', 'no SQL was given: send one SQL statement, e.g. SELECT 1');
+    const request: QueryRequest = {
+      id: randomUUID(),
+      sql: options.sql,
+      parameters: options.parameters ?? [],
+      protocol: options.protocol,
+      principal: options.principal,
+      inbound: options.inbound,
+      signal: options.signal ?? new AbortController().signal,
+      startTime: new Date(),
+      kind: 'other',
+      statementType: 'UNKNOWN',
+      datasets: [],
+      state: new Map(),
+    };
+    const started = performance.now();
+    this.#begin(request.id);
+    try {
+      const prepared = await this.#engine.prepare(request.sql);
+      request.kind = prepared.kind;
+      request.statementType = prepared.statementType;
+      request.datasets = referencedDatasets(request.sql, this.#engine.datasetNames());
+      let result: QueryResult | undefined;
+      let executionMs = () => 0;
+      try {
+        await this.#hooks.query.before.promise(request);
+        result = (await this.#hooks.cache.lookup.promise(request)) ?? (await this.#hooks.query.instead.promise(request));
+        if (result) {
+          prepared.close();
+        } else {
+          const stream = await prepared.execute(request.parameters, request.signal);
+          executionMs = stream.executionMs;
+          const fresh: QueryResult = { schema: stream.schema, batches: stream.batches, cacheStatus: 'BYPASS', headers: {} };
+          result = await this.#hooks.cache.store.promise(fresh, request);
+        }
+      } catch (error) {
+        prepared.close();
+        throw error;
+      }
+      return { request, result: this.#observe(request, result, started, executionMs) };
+    } catch (error) {
+      const failure = toQuarryError(error, 'QUERY_FAILED');
+      await this.#after(request, started, { status: failure.code === 'QUERY_CANCELLED' ? 'cancelled' : 'error', error: failure, rows: 0, executionMs: 0, cacheStatus: undefined });
+      throw failure;
+    }
+  }
+
+  /** Wraps the batches to count rows and fire `query.after` exactly once when the stream ends. */
+  #observe(request: QueryRequest, result: QueryResult, started: number, executionMs: () => number): QueryResult {
+    const source = result.batches;
+    let rows = 0;
+    let reported = false;
+    // A successful write changes its dataset: results cached from it must go.
+    const invalidateAfterWrite = async () => {
+      const target = request.kind === 'write' ? insertTarget(request.sql) : undefined;
+      if (target) await this.#hooks.cache.invalidate.promise({ datasets: [target], reason: 'write' });
+    };
+    const report = async (status: QueryOutcome['status'], error?: QuarryError) => {
+      if (reported) return;
+      reported = true;
+      await this.#after(request, started, { status, error, rows, executionMs: executionMs(), cacheStatus: result.cacheStatus });
+    };
+    const observed: AsyncIterable<RecordBatch> = {
+      [Symbol.asyncIterator]() {
+        const iterator = source[Symbol.asyncIterator]();
+        return {
+          async next() {
+            try {
+              const next = await iterator.next();
+              if (next.done) {
+                await invalidateAfterWrite();
+                await report('ok');
+              }
+              else rows += next.value.numRows;
+              return next;
+            } catch (error) {
+              const failure = toQuarryError(error, 'QUERY_FAILED');
+              await report(failure.code === 'QUERY_CANCELLED' ? 'cancelled' : 'error', failure);
+              throw failure;
+            }
+          },
+          async return() {
+            await iterator.return?.();
+            await report(request.signal.aborted ? 'cancelled' : 'ok');
+            return { done: true, value: undefined };
+          },
+        };
+      },
+    };
+    return { schema: result.schema, batches: observed, cacheStatus: result.cacheStatus, headers: result.headers };
+  }
+
+  async #after(
+    request: QueryRequest,
+    started: number,
+    outcome: { status: QueryOutcome['status']; error: QuarryError | undefined; rows: number; executionMs: number; cacheStatus: CacheStatus | undefined },
+  ): Promise<void> {
+    try {
+      await this.#hooks.query.after.promise(request, {
+        ...outcome,
+        durationMs: performance.now() - started,
+        endTime: new Date(),
+      });
+    } catch (error) {
+      this.#log.error('a query.after tap failed', { query: request.id, error: (error as Error).message });
+    } finally {
+      this.#end(request.id);
+    }
+  }
+
+  #begin(id: string): void {
+    this.#active.add(id);
+  }
+
+  #end(id: string): void {
+    this.#active.delete(id);
+    if (this.#active.size === 0) {
+      for (const resolve of this.#idleWaiters) resolve();
+      this.#idleWaiters.clear();
+    }
+  }
+}
