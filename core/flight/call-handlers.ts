@@ -1,0 +1,120 @@
+import { Metadata, status, type sendUnaryData, type ServerDuplexStream, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
+import { FlightService } from './generated/arrow/flight/protocol/flight_pb.js';
+import { admitCall, buildInbound } from './call-admission.js';
+import type { FlightContext } from './flight-context.js';
+import { grpcStatusOf, toServiceError } from './flight-errors.js';
+import { toQuarryError } from '../errors/quarry-error.js';
+import type { InboundRequest } from '../pipeline/types.js';
+
+/**
+ * Wraps handler bodies so every Flight call is admitted (request + auth hooks) before it
+ * runs, and every failure leaves as a gRPC status from the QuarryError table: never a
+ * crash, never UNKNOWN. Cancellation by the client aborts the handler's signal.
+ */
+export function routeOf(method: string): string {
+  return `/${FlightService.typeName}/${method}`;
+}
+
+function trailers(headers: Readonly<Record<string, string>>): Metadata {
+  const metadata = new Metadata();
+  for (const [name, value] of Object.entries(headers)) metadata.set(name, value);
+  return metadata;
+}
+
+function logFailure(context: FlightContext, method: string, error: unknown): void {
+  const failure = toQuarryError(error, 'INTERNAL');
+  const code = grpcStatusOf(failure);
+  const fields = { method, code: failure.code, error: failure.message };
+  if (code === status.INTERNAL) context.log.error('Flight call failed', fields);
+  else context.log.debug('Flight call refused', fields);
+}
+
+export function unary<Request, Response>(
+  context: FlightContext,
+  method: string,
+  body: (request: Request, inbound: InboundRequest) => Promise<Response>,
+): (call: ServerUnaryCall<Request, Response>, callback: sendUnaryData<Response>) => void {
+  return (call, callback) => {
+    const inbound = buildInbound(call, routeOf(method), { write: false });
+    admitCall(context, inbound)
+      .then(() => body(call.request, inbound))
+      .then(
+        (response) => callback(null, response, trailers(inbound.responseHeaders)),
+        (error: unknown) => {
+          logFailure(context, method, error);
+          callback(toServiceError(error, inbound.responseHeaders));
+        },
+      );
+  };
+}
+
+export interface StreamCallContext {
+  readonly inbound: InboundRequest;
+  /** Aborted when the client cancels the call (or the connection drops). */
+  readonly signal: AbortSignal;
+}
+
+/** Server-streaming calls (DoGet, DoAction, ListFlights, ListActions). */
+export function serverStream<Request, Response>(
+  context: FlightContext,
+  method: string,
+  body: (call: ServerWritableStream<Request, Response>, call_: StreamCallContext) => Promise<void>,
+): (call: ServerWritableStream<Request, Response>) => void {
+  return (call) => {
+    const controller = new AbortController();
+    call.on('cancelled', () => controller.abort());
+    const inbound = buildInbound(call, routeOf(method), { write: false });
+    admitCall(context, inbound)
+      .then(() => body(call, { inbound, signal: controller.signal }))
+      .then(
+        () => call.end(trailers(inbound.responseHeaders)),
+        (error: unknown) => {
+          if (controller.signal.aborted) return;
+          logFailure(context, method, error);
+          call.emit('error', toServiceError(error, inbound.responseHeaders));
+        },
+      );
+  };
+}
+
+export interface DuplexCallContext {
+  readonly signal: AbortSignal;
+  /** Runs admission once the body knows what the call needs (credentials, descriptor). */
+  admit(inbound: InboundRequest): Promise<InboundRequest>;
+}
+
+/**
+ * The messages of a bidirectional call. Unlike `for await (... of call)`, finishing the
+ * iteration does not destroy the call: the response and the status still have to go out.
+ */
+export function incoming<Request>(call: ServerDuplexStream<Request, unknown>): AsyncIterator<Request> {
+  return call.iterator({ destroyOnReturn: false })[Symbol.asyncIterator]() as AsyncIterator<Request>;
+}
+
+/**
+ * Bidirectional calls (Handshake, DoPut): the body admits the call itself, because what
+ * admission needs (Handshake's credentials, DoPut's descriptor) is known only inside.
+ */
+export function duplexStream<Request, Response>(
+  context: FlightContext,
+  method: string,
+  body: (call: ServerDuplexStream<Request, Response>, call_: DuplexCallContext) => Promise<void>,
+): (call: ServerDuplexStream<Request, Response>) => void {
+  return (call) => {
+    const controller = new AbortController();
+    call.on('cancelled', () => controller.abort());
+    let admitted: InboundRequest | undefined;
+    const admit = (inbound: InboundRequest) => {
+      admitted = inbound;
+      return admitCall(context, inbound);
+    };
+    body(call, { signal: controller.signal, admit }).then(
+      () => call.end(trailers(admitted?.responseHeaders ?? {})),
+      (error: unknown) => {
+        if (controller.signal.aborted) return;
+        logFailure(context, method, error);
+        call.emit('error', toServiceError(error, admitted?.responseHeaders ?? {}));
+      },
+    );
+  };
+}
