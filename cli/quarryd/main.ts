@@ -1,0 +1,71 @@
+// DuckDB runs its async work on libuv's thread pool; the default of 4 would cap concurrent queries.
+process.env['UV_THREADPOOL_SIZE'] ??= '16';
+
+import { stringify } from 'yaml';
+import { createLogger } from '../../core/log.js';
+import { isQuarryError } from '../../core/errors/quarry-error.js';
+import { loadManifest } from '../../core/manifest/load.js';
+import { Runtime } from '../../core/runtime.js';
+import { defaultPlugins } from '../../plugins/default-bundle.js';
+import { DAEMON_USAGE, UsageError, outputLevelFromEnvironment, parseDaemonArguments } from './args.js';
+import { QUARRY_VERSION } from '../version.js';
+
+async function main(argv: readonly string[]): Promise<number> {
+  const args = parseDaemonArguments(argv);
+  if (args.help) {
+    process.stdout.write(DAEMON_USAGE);
+    return 0;
+  }
+  if (args.version) {
+    process.stdout.write(`quarryd ${QUARRY_VERSION}\n`);
+    return 0;
+  }
+  const forcedLevel = args.outputLevel ?? outputLevelFromEnvironment(process.env);
+  const log = createLogger({ level: forcedLevel ?? 'info' });
+  const loaded = await loadManifest({ path: args.manifestPath, bundle: defaultPlugins(), setRuntime: args.setRuntime });
+  if (!forcedLevel) log.setOutputLevel(loaded.manifest.runtime.output_level);
+
+  if (args.check) {
+    for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
+    process.stdout.write(`# ${loaded.source.file} is valid\n${stringify(loaded.masked)}`);
+    return 0;
+  }
+  for (const warning of loaded.warnings) log.warn(warning);
+  if (args.metrics) log.warn(`--metrics ${args.metrics} has no effect yet: the metrics listener is not part of this release`);
+
+  const runtime = new Runtime({ manifest: loaded.manifest, source: loaded.source, plugins: loaded.plugins, log, http: args.http, flight: args.flight });
+  let signals = 0;
+  const exitCode = new Promise<number>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals += 1;
+      if (signals > 1) {
+        log.warn(`second ${signal}: exiting at once`);
+        runtime.interruptQueries();
+        process.exit(1);
+      }
+      log.info(`${signal} received: shutting down (send it again to exit at once)`);
+      runtime.stop().then(() => resolve(0), (error: unknown) => {
+        log.error('shutdown failed', { error: (error as Error).message });
+        resolve(1);
+      });
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+  log.info('starting quarry', { version: QUARRY_VERSION, manifest: loaded.source.file, plugins: loaded.plugins.map((p) => p.name).join(',') });
+  await runtime.start();
+  return exitCode;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`quarryd: ${(error as Error).message}\n\n${DAEMON_USAGE}`);
+      process.exit(2);
+    }
+    const message = isQuarryError(error) ? `error [${error.code}]: ${error.message}` : `error: ${(error as Error).stack ?? String(error)}`;
+    process.stderr.write(`${message}\n`);
+    process.exit(1);
+  },
+);

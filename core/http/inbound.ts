@@ -1,0 +1,54 @@
+import type { TLSSocket } from 'node:tls';
+import type { FastifyRequest } from 'fastify';
+import { ANONYMOUS, type InboundRequest, type TlsPeer } from '../pipeline/types.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Reachable without credentials (`/health`, `/v1/ready`). */
+    public?: boolean;
+    /** The route writes (refresh): the caller must be allowed to write. */
+    write?: boolean;
+  }
+  interface FastifyRequest {
+    /** The transport-neutral view of this request, built before auth. */
+    inbound: InboundRequest;
+  }
+}
+
+function headerRecord(request: FastifyRequest): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    headers[name] = Array.isArray(value) ? value[0] : value;
+  }
+  return headers;
+}
+
+function tlsPeer(request: FastifyRequest): TlsPeer | undefined {
+  const socket = request.raw.socket as Partial<TLSSocket>;
+  if (typeof socket.getPeerCertificate !== 'function') return undefined;
+  const certificate = socket.getPeerCertificate();
+  const subject = certificate && Object.keys(certificate).length > 0 && certificate.subject
+    ? Object.entries(certificate.subject).map(([key, value]) => `${key}=${String(value)}`).join(',')
+    : undefined;
+  return {
+    authorized: socket.authorized === true,
+    subject,
+    authorizationError: socket.authorizationError === undefined ? undefined : String(socket.authorizationError),
+  };
+}
+
+export function buildInbound(request: FastifyRequest): InboundRequest {
+  const config = request.routeOptions.config;
+  return {
+    protocol: 'http',
+    route: request.routeOptions.url ?? request.url.split('?')[0] ?? request.url,
+    method: request.method,
+    headers: headerRecord(request),
+    remoteAddress: request.ip,
+    tls: tlsPeer(request),
+    public: config.public === true,
+    write: config.write === true,
+    principal: ANONYMOUS,
+    responseHeaders: {},
+  };
+}

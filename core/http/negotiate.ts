@@ -1,0 +1,38 @@
+/**
+ * Response formats of `/v1/sql`, chosen from `Accept` (the first recognised type wins; an
+ * absent or unrecognised header gives the spec's default: JSON rows as text/plain).
+ */
+export type ResultFormat = 'json-text' | 'json' | 'csv' | 'arrow';
+
+export const CONTENT_TYPES: Record<ResultFormat, string> = {
+  'json-text': 'text/plain; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  arrow: 'application/vnd.apache.arrow.stream',
+};
+
+const byMediaType: Record<string, ResultFormat> = {
+  'application/json': 'json',
+  'text/csv': 'csv',
+  'application/vnd.apache.arrow.stream': 'arrow',
+  'text/plain': 'json-text',
+  '*/*': 'json-text',
+};
+
+export function negotiateFormat(accept: string | undefined): ResultFormat {
+  if (!accept) return 'json-text';
+  const ranked = accept
+    .split(',')
+    .map((part, index) => {
+      const [type, ...parameters] = part.trim().split(';');
+      const quality = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { type: (type ?? '').trim().toLowerCase(), q: quality ? Number(quality.slice(2)) : 1, index };
+    })
+    .filter((entry) => entry.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const entry of ranked) {
+    const format = byMediaType[entry.type];
+    if (format) return format;
+  }
+  return 'json-text';
+}

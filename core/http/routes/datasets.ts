@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify';
+import type { DatasetStatus } from '../../engine/engine-api.js';
+import { formatDuration } from '../../units.js';
+import { toCsv } from '../small-csv.js';
+import type { RouteContext } from './context.js';
+
+const stateNames: Record<DatasetStatus['state'], string> = {
+  initializing: 'Initializing',
+  ready: 'Ready',
+  disabled: 'Disabled',
+  error: 'Error',
+  refreshing: 'Refreshing',
+  shutting_down: 'ShuttingDown',
+};
+
+function describe(dataset: DatasetStatus) {
+  const acceleration = dataset.acceleration;
+  return {
+    name: dataset.name,
+    from: dataset.from,
+    description: dataset.description ?? null,
+    status: stateNames[dataset.state],
+    error: dataset.error ?? null,
+    acceleration_enabled: dataset.accelerated,
+    acceleration: acceleration
+      ? {
+          enabled: acceleration.enabled,
+          engine: acceleration.engine,
+          mode: acceleration.mode,
+          refresh_check_interval: acceleration.refresh_check_interval === undefined ? null : formatDuration(acceleration.refresh_check_interval),
+        }
+      : null,
+    loaded_at: dataset.loadedAt ?? null,
+  };
+}
+
+/** `GET /v1/datasets` and `POST /v1/datasets/:name/acceleration/refresh`. */
+export function registerDatasetRoutes(app: FastifyInstance, context: RouteContext): void {
+  app.get<{ Querystring: { format?: string } }>('/v1/datasets', async (request, reply) => {
+    const datasets = context.engine.datasets().map(describe);
+    if (request.query.format === 'csv') {
+      return reply
+        .type('text/csv; charset=utf-8')
+        .send(toCsv(['name', 'from', 'status', 'error', 'acceleration_enabled'], datasets.map((d) => [d.name, d.from, d.status, d.error, d.acceleration_enabled])));
+    }
+    return reply.type('application/json; charset=utf-8').send(datasets);
+  });
+
+  app.post<{ Params: { name: string } }>('/v1/datasets/:name/acceleration/refresh', { config: { write: true } }, async (request, reply) => {
+    const status = await context.engine.refresh(request.params.name);
+    return reply.status(201).type('application/json; charset=utf-8').send({
+      message: `Dataset ${status.name} refreshed.`,
+      dataset: describe(status),
+    });
+  });
+}

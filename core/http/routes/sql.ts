@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { negotiateFormat } from '../negotiate.js';
+import { sendResult } from '../send-result.js';
+import { readSqlBody } from '../sql-body.js';
+import type { RouteContext } from './context.js';
+
+/** `POST /v1/sql`: one statement in, the result streamed out as JSON rows, CSV or Arrow IPC. */
+export function registerSqlRoute(app: FastifyInstance, context: RouteContext): void {
+  app.post('/v1/sql', async (request, reply) => {
+    const { sql, parameters } = readSqlBody(request);
+    const format = negotiateFormat(request.headers.accept);
+    // The engine query stops when the client goes away before the response is complete.
+    const controller = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    const { result } = await context.pipeline.execute({
+      sql,
+      parameters,
+      protocol: 'http',
+      principal: request.inbound.principal,
+      inbound: request.inbound,
+      signal: controller.signal,
+    });
+    return sendResult(reply, result, format, request.inbound.responseHeaders);
+  });
+}

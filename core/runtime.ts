@@ -1,0 +1,286 @@
+import type { FastifyInstance } from 'fastify';
+import { Engine } from './engine/engine.js';
+import { QuarryError, toQuarryError } from './errors/quarry-error.js';
+import { createHooks, type Hooks } from './hooks/hooks.js';
+import { STAGE } from './hooks/stages.js';
+import { createHttpServer } from './http/server.js';
+import type { ListenerStatus, RouteContext } from './http/routes/context.js';
+import { registerDatasetRoutes } from './http/routes/datasets.js';
+import { registerProbeRoutes } from './http/routes/probes.js';
+import { registerSqlRoute } from './http/routes/sql.js';
+import { registerStatusRoute } from './http/routes/status.js';
+import { PhaseMachine, type Phase } from './lifecycle/phase.js';
+import { formatAddress, parseListenAddress } from './listeners/address.js';
+import { loadTlsMaterial, type TlsMaterial } from './listeners/tls-material.js';
+import { startFlightListener, type FlightListener } from './flight/listener.js';
+import type { Logger } from './log.js';
+import type { Manifest, ManifestSource } from './manifest/types.js';
+import { createPluginRuntime } from './plugins/context.js';
+import type { QuarryPlugin } from './plugins/types.js';
+import { QueryPipeline } from './pipeline/pipeline.js';
+import { deepFreeze } from './text/deep-freeze.js';
+
+export interface RuntimeOptions {
+  manifest: Manifest;
+  source: ManifestSource;
+  plugins: readonly QuarryPlugin[];
+  log: Logger;
+  /** HTTP listen address (`--http`), default 127.0.0.1:8090; port 0 picks a free port. */
+  http?: string;
+  /** Flight SQL listen address (`--flight`), default 127.0.0.1:50051; `false` serves no Flight. */
+  flight?: string | false;
+}
+
+/**
+ * The runtime: hooks, plugins, engine, pipeline and listeners, moved through explicit
+ * phases. `start()` resolves once listeners are bound (datasets may still be loading:
+ * `/v1/ready` tells); `stop()` drains then releases in reverse order.
+ */
+export class Runtime {
+  readonly hooks: Hooks = createHooks();
+  readonly log: Logger;
+  readonly source: ManifestSource;
+  readonly http: FastifyInstance;
+  readonly #phase = new PhaseMachine();
+  readonly #options: RuntimeOptions;
+  #manifest: Manifest;
+  #engine: Engine | undefined;
+  #pipeline: QueryPipeline | undefined;
+  #httpEndpoint = '';
+  #flight: FlightListener | undefined;
+  readonly #tls: TlsMaterial | undefined;
+  #registered = false;
+  #loading: Promise<void> | undefined;
+  #stopping: Promise<void> | undefined;
+
+  constructor(options: RuntimeOptions) {
+    this.#options = options;
+    this.#manifest = options.manifest;
+    this.source = options.source;
+    this.log = options.log;
+    const tls = options.manifest.runtime.tls;
+    this.#tls = tls?.enabled ? loadTlsMaterial(tls, options.source.directory, options.log) : undefined;
+    this.http = createHttpServer({ hooks: this.hooks, phase: this.#phase, log: options.log.child('http'), https: this.#tls });
+    const routes = this.#routeContext();
+    registerProbeRoutes(this.http, routes);
+    registerStatusRoute(this.http, routes);
+    registerDatasetRoutes(this.http, routes);
+    registerSqlRoute(this.http, routes);
+  }
+
+  get manifest(): Manifest {
+    return this.#manifest;
+  }
+
+  get phase(): Phase {
+    return this.#phase.current;
+  }
+
+  get engine(): Engine {
+    if (!this.#engine) throw new QuarryError('RUNTIME_NOT_READY', 'the engine has not started');
+    return this.#engine;
+  }
+
+  get pipeline(): QueryPipeline {
+    if (!this.#pipeline) throw new QuarryError('RUNTIME_NOT_READY', 'the runtime has not started');
+    return this.#pipeline;
+  }
+
+  /** The bound HTTP address (`host:port`), once started. */
+  get httpEndpoint(): string {
+    return this.#httpEndpoint;
+  }
+
+  /** The bound Flight SQL address (`host:port`), once started; empty when Flight is off. */
+  get flightEndpoint(): string {
+    return this.#flight?.endpoint ?? '';
+  }
+
+  /** Resolves when every accelerated dataset has loaded (or failed). */
+  whenLoaded(): Promise<void> {
+    return this.#loading ?? Promise.resolve();
+  }
+
+  /** Ready per runtime.ready_state: registered (`on_registration`) or every dataset loaded (`on_load`). */
+  isReady(): boolean {
+    if (this.#phase.current !== 'running' || !this.#registered) return false;
+    if (this.#manifest.runtime.ready_state === 'on_registration') return true;
+    return this.engine.datasets().every((dataset) => dataset.state === 'ready' || dataset.state === 'refreshing');
+  }
+
+  listeners(): ListenerStatus[] {
+    const running = this.#phase.current === 'running';
+    const state = running ? 'Ready' : this.#phase.current === 'draining' || this.#phase.current === 'stopped' ? 'ShuttingDown' : 'Initializing';
+    return [
+      { name: 'http', endpoint: this.#httpEndpoint, status: state },
+      this.#flight ? { name: 'flight', endpoint: this.#flight.endpoint, status: state } : { name: 'flight', endpoint: 'N/A', status: 'Disabled' },
+      { name: 'metrics', endpoint: 'N/A', status: 'Disabled' },
+    ];
+  }
+
+  async start(): Promise<void> {
+    this.#phase.moveTo('starting');
+    try {
+      await this.#applyPlugins();
+      this.#manifest = deepFreeze(await this.hooks.config.promise(this.#manifest));
+      this.#engine = await Engine.create({
+        manifest: this.#manifest,
+        source: this.source,
+        log: this.log.child('engine'),
+        onDatasetChanged: (dataset, reason) => this.hooks.cache.invalidate.promise({ datasets: [dataset.toLowerCase()], reason }),
+      });
+      this.#pipeline = new QueryPipeline({ hooks: this.hooks, engine: this.#engine, phase: this.#phase, log: this.log.child('query') });
+      this.hooks.shutdown.stop.tapPromise({ name: 'core:engine', stage: STAGE.STOP_ENGINE }, async () => this.#engine?.close());
+      await this.hooks.startup.promise();
+      await this.#engine.registerDatasets();
+      this.#registered = true;
+      await this.#listenHttp();
+      await this.#listenFlight();
+      this.#phase.moveTo('running');
+      this.#loading = this.#engine.loadDatasets().then(() => {
+        this.log.info(this.isReady() ? 'runtime ready' : 'datasets loaded; some failed, so the runtime is not ready (see GET /v1/datasets)');
+      });
+    } catch (error) {
+      this.#phase.moveTo('failed');
+      await this.#release();
+      throw toQuarryError(error);
+    }
+  }
+
+  async #applyPlugins(): Promise<void> {
+    const host = {
+      hooks: this.hooks,
+      log: this.log,
+      http: this.http,
+      source: this.source,
+      manifest: () => this.#manifest,
+      engine: () => this.#engine,
+      pipeline: () => this.#pipeline,
+      phase: () => this.#phase.current,
+    };
+    for (const plugin of this.#options.plugins) {
+      try {
+        await plugin.apply(createPluginRuntime(host, plugin.name));
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new QuarryError('PLUGIN_FAILED', `plugin "${plugin.name}" failed in apply: ${message}`, { cause: error });
+      }
+      this.log.debug('plugin applied', { plugin: plugin.name });
+    }
+  }
+
+  async #listenHttp(): Promise<void> {
+    const { host, port } = parseListenAddress(this.#options.http ?? '127.0.0.1:8090', '--http');
+    try {
+      await this.http.listen({ host, port });
+    } catch (error) {
+      throw new QuarryError('LISTENER_FAILED', `cannot listen on ${formatAddress(host, port)} (--http): ${(error as Error).message}`, { cause: error });
+    }
+    const address = this.http.server.address();
+    const boundPort = typeof address === 'object' && address ? address.port : port;
+    this.#httpEndpoint = formatAddress(host, boundPort);
+    this.hooks.shutdown.stop.tapPromise({ name: 'core:http', stage: STAGE.STOP_LISTENERS }, async () => {
+      const closing = this.http.close();
+      // Keep-alive sockets would hold close() open until they time out: close each one as
+      // soon as its last response is done (in-flight responses finish first).
+      this.http.server.closeIdleConnections();
+      const sweep = setInterval(() => this.http.server.closeIdleConnections(), 25);
+      try {
+        await closing;
+      } finally {
+        clearInterval(sweep);
+      }
+    });
+    this.log.info('HTTP listening', { endpoint: `${this.http.initialConfig.https ? 'https' : 'http'}://${this.#httpEndpoint}` });
+  }
+
+  async #listenFlight(): Promise<void> {
+    const address = this.#options.flight ?? '127.0.0.1:50051';
+    if (address === false) return;
+    parseListenAddress(address, '--flight');
+    this.#flight = await startFlightListener({
+      address,
+      hooks: this.hooks,
+      pipeline: this.pipeline,
+      engine: this.engine,
+      manifest: this.#manifest,
+      log: this.log.child('flight'),
+      phase: this.#phase,
+      tls: this.#tls,
+    });
+    const flight = this.#flight;
+    this.hooks.shutdown.stop.tapPromise({ name: 'core:flight', stage: STAGE.STOP_LISTENERS }, () => flight.close());
+    this.log.info('Flight listening', { endpoint: `${this.#tls ? 'grpc+tls' : 'grpc'}://${flight.endpoint}` });
+  }
+
+  /**
+   * Drain (refuse new work, let in-flight queries finish) within runtime.shutdown_timeout,
+   * interrupt what is left, then stop listeners, plugins and engine in that order.
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  /** For an immediate exit: stop every engine query now (DuckDB would finish them before the process could exit). */
+  interruptQueries(): void {
+    this.#engine?.interruptAll();
+  }
+
+  async #stop(): Promise<void> {
+    if (this.#phase.current === 'stopped') return;
+    if (this.#phase.current === 'created') {
+      this.#phase.moveTo('stopped');
+      return;
+    }
+    if (this.#phase.current !== 'failed') this.#phase.moveTo('draining');
+    const timeoutMs = this.#manifest.runtime.shutdown_timeout;
+    const deadline = Date.now() + timeoutMs;
+    const controller = new AbortController();
+    this.log.info('shutting down: draining in-flight work', { active_queries: this.#pipeline?.activeCount ?? 0, timeout_ms: timeoutMs });
+    const drained = Promise.all([
+      this.#pipeline?.whenIdle(),
+      this.hooks.shutdown.drain.promise({ remainingMs: () => Math.max(0, deadline - Date.now()), signal: controller.signal }),
+    ]);
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<'expired'>((resolve) => {
+      timer = setTimeout(() => resolve('expired'), timeoutMs);
+    });
+    const outcome = await Promise.race([drained.then(() => 'drained' as const), expired]);
+    clearTimeout(timer);
+    if (outcome === 'expired') {
+      controller.abort();
+      this.log.warn('shutdown_timeout reached: interrupting queries still running', { active_queries: this.#pipeline?.activeCount ?? 0 });
+      this.#engine?.interruptAll();
+    }
+    await this.#release();
+  }
+
+  async #release(): Promise<void> {
+    try {
+      await this.hooks.shutdown.stop.promise();
+    } catch (error) {
+      this.log.error('a shutdown step failed', { error: (error as Error).message });
+    }
+    if (this.#phase.current !== 'stopped') this.#phase.moveTo('stopped');
+    this.log.info('runtime stopped');
+  }
+
+  #routeContext(): RouteContext {
+    // Getters: routes are registered before the engine and pipeline exist.
+    const engine = () => this.engine;
+    const pipeline = () => this.pipeline;
+    return {
+      hooks: this.hooks,
+      log: this.log.child('http'),
+      get pipeline() {
+        return pipeline();
+      },
+      get engine() {
+        return engine();
+      },
+      isReady: () => this.isReady(),
+      listeners: () => this.listeners(),
+    };
+  }
+}
