@@ -1,0 +1,78 @@
+/**
+ * The errors the client shows to users. Each carries the exit code the process ends with,
+ * so every command can simply throw and let run-cli.ts print the message and exit.
+ */
+
+/** Exit codes: 0 success, 1 the runtime or the query failed, 2 the command line was wrong. */
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+export class CliError extends Error {
+  readonly exitCode: number = EXIT_FAILURE;
+}
+
+/** A wrong command line: unknown flag, missing argument, bad value. */
+export class UsageError extends CliError {
+  override readonly exitCode = EXIT_USAGE;
+}
+
+/** The endpoint uses a protocol the client cannot speak yet (Flight). */
+export class UnsupportedEndpointError extends CliError {
+  override readonly exitCode = EXIT_USAGE;
+}
+
+/**
+ * Nothing answers at the endpoint. Spice users were misled when an auth failure was reported
+ * like this (spiceai#9591), so only connection-level failures may become this error.
+ */
+export class RuntimeUnavailableError extends CliError {
+  constructor(readonly endpoint: string, options?: { cause?: unknown }) {
+    super(`runtime unavailable at ${endpoint}: is quarryd running?`, options);
+  }
+}
+
+/** The runtime answered 401: the API key is missing or wrong. */
+export class UnauthorizedError extends CliError {
+  constructor() {
+    super('unauthorized: check --api-key (or QUARRY_API_KEY)');
+  }
+}
+
+/** The request was cancelled by the user (Ctrl-C) before the answer was complete. */
+export class CancelledError extends CliError {
+  constructor() {
+    super('Query cancelled.');
+  }
+}
+
+/** The runtime answered with an error status; `code` is its stable error code when it sent one. */
+export class ServerError extends CliError {
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+    readonly serverMessage: string,
+  ) {
+    super(code ? `[${code}] ${serverMessage}` : serverMessage);
+  }
+}
+
+/** Any other failure talking to the runtime (TLS handshake, reset connection, bad answer). */
+export class TransportError extends CliError {}
+
+/**
+ * The one line shown for an error. Errors the runtime reported about a query read
+ * `Query Error: ...`; problems reaching the runtime read `Error: ...`, because the query
+ * itself may be fine. Outside queries (status, refresh) every failure reads `Error: ...`.
+ */
+export function describeError(error: unknown, context: 'query' | 'command' = 'command'): string {
+  if (error instanceof CancelledError) return error.message;
+  if (error instanceof ServerError && context === 'query') return `Query Error: ${error.message}`;
+  if (error instanceof Error) return `Error: ${error.message}`;
+  return `Error: ${String(error)}`;
+}
+
+/** The exit code for an error thrown by a command; unexpected errors count as failures. */
+export function exitCodeFor(error: unknown): number {
+  return error instanceof CliError ? error.exitCode : EXIT_FAILURE;
+}

@@ -1,0 +1,49 @@
+import type { RecordBatch, Schema } from 'apache-arrow';
+
+/**
+ * How the client runs SQL, independent of the wire. The HTTP transport is the only one
+ * today; a Flight SQL transport (grpc:// endpoints) will implement the same interface, so
+ * the REPL and `sql -e` never learn which protocol carried a query.
+ */
+export interface QueryTransport {
+  /** Where the queries go, as shown to users (`http://127.0.0.1:8090`). */
+  readonly endpoint: string;
+
+  /**
+   * Runs one statement and streams the result as Arrow record batches, so the client knows
+   * each column's type and can stop keeping rows after the display limit.
+   */
+  queryArrow(sql: string, options: QueryOptions): Promise<ArrowQueryResult>;
+
+  /**
+   * Runs one statement and returns the result encoded by the runtime as JSON rows or CSV,
+   * for `--output json|csv` (a Flight transport would encode the Arrow batches itself).
+   */
+  queryText(sql: string, format: TextFormat, options: QueryOptions): Promise<TextQueryResult>;
+
+  /** Releases connections so the process can exit. */
+  close(): void;
+}
+
+export type TextFormat = 'json' | 'csv';
+
+export interface QueryOptions {
+  /** Aborting it cancels the query (Ctrl-C in the REPL); the promise or stream then rejects with CancelledError. */
+  signal?: AbortSignal;
+}
+
+/** What the runtime's result cache did with a query (`x-cache`): HIT, MISS, STALE, BYPASS, or undefined. */
+export type CacheStatus = string | undefined;
+
+export interface ArrowQueryResult {
+  /** Undefined when the runtime sent no schema at all (a statement without a result). */
+  schema: Schema | undefined;
+  batches: AsyncIterable<RecordBatch>;
+  cacheStatus: CacheStatus;
+}
+
+export interface TextQueryResult {
+  /** The encoded result as the runtime sends it, chunk by chunk. */
+  chunks: AsyncIterable<Uint8Array>;
+  cacheStatus: CacheStatus;
+}

@@ -1,0 +1,85 @@
+import test from 'ava';
+import { parseCommandLine } from '../../cli/quarry/arguments.js';
+import { parseEndpoint } from '../../cli/quarry/endpoint.js';
+import { UsageError } from '../../cli/quarry/errors.js';
+import { parseReplCommand } from '../../cli/quarry/repl/repl-commands.js';
+
+const noEnv = {};
+
+test('sql defaults: local endpoint, REPL, table output, no key', (t) => {
+  const parsed = parseCommandLine(['sql'], noEnv);
+  if (parsed.command !== 'sql') return t.fail();
+  t.is(parsed.connection.endpoint.display, 'http://127.0.0.1:8090');
+  t.is(parsed.execute, undefined);
+  t.is(parsed.output, 'table');
+  t.is(parsed.connection.apiKey, undefined);
+});
+
+test('sql -e / --execute and --output, with flags before or after the command', (t) => {
+  const short = parseCommandLine(['sql', '-e', 'select 1', '-o', 'json'], noEnv);
+  t.like(short, { command: 'sql', execute: 'select 1', output: 'json' });
+  const long = parseCommandLine(['--endpoint', 'https://db.example:8443', 'sql', '--execute=select 2', '--output', 'csv'], noEnv);
+  t.like(long, { command: 'sql', execute: 'select 2', output: 'csv' });
+  if (long.command === 'sql') t.is(long.connection.endpoint.display, 'https://db.example:8443');
+});
+
+test('the API key comes from --api-key, else QUARRY_API_KEY; empty means none', (t) => {
+  t.like(parseCommandLine(['status', '--api-key', 'flag'], { QUARRY_API_KEY: 'env' }), { connection: { apiKey: 'flag' } });
+  t.like(parseCommandLine(['status'], { QUARRY_API_KEY: 'env' }), { connection: { apiKey: 'env' } });
+  t.like(parseCommandLine(['status'], { QUARRY_API_KEY: '' }), { connection: { apiKey: undefined } });
+});
+
+test('refresh takes one dataset and validated overrides', (t) => {
+  t.like(parseCommandLine(['refresh', 'taxi', '--refresh-mode', 'full', '--refresh-sql', 'SELECT 1'], noEnv), {
+    command: 'refresh',
+    dataset: 'taxi',
+    refreshMode: 'full',
+    refreshSql: 'SELECT 1',
+  });
+  t.throws(() => parseCommandLine(['refresh'], noEnv), { instanceOf: UsageError, message: /needs a dataset name/ });
+  t.throws(() => parseCommandLine(['refresh', 'a', 'b'], noEnv), { instanceOf: UsageError, message: /one dataset name, got 2/ });
+  t.throws(() => parseCommandLine(['refresh', 'a', '--refresh-mode', 'changes'], noEnv), { instanceOf: UsageError });
+});
+
+test('help and version', (t) => {
+  t.deepEqual(parseCommandLine([], noEnv), { command: 'help', topic: undefined });
+  t.deepEqual(parseCommandLine(['--help'], noEnv), { command: 'help', topic: undefined });
+  t.deepEqual(parseCommandLine(['help', 'refresh'], noEnv), { command: 'help', topic: 'refresh' });
+  t.deepEqual(parseCommandLine(['sql', '-h'], noEnv), { command: 'help', topic: 'sql' });
+  t.deepEqual(parseCommandLine(['--version'], noEnv), { command: 'version' });
+});
+
+test('wrong command lines are usage errors naming the problem', (t) => {
+  t.throws(() => parseCommandLine(['query'], noEnv), { instanceOf: UsageError, message: /unknown command "query"/ });
+  t.throws(() => parseCommandLine(['sql', '--bogus'], noEnv), { instanceOf: UsageError, message: /Unknown option '--bogus'/ });
+  t.throws(() => parseCommandLine(['sql', '--endpoint'], noEnv), { instanceOf: UsageError });
+  t.throws(() => parseCommandLine(['status', '-e', 'select 1'], noEnv), { instanceOf: UsageError, message: /quarry status does not take --execute/ });
+  t.throws(() => parseCommandLine(['sql', 'extra'], noEnv), { instanceOf: UsageError, message: /unexpected argument "extra"/ });
+  t.throws(() => parseCommandLine(['sql', '-e', '  '], noEnv), { instanceOf: UsageError });
+  t.throws(() => parseCommandLine(['sql', '--tls-root-certificate-file', 'ca.pem'], noEnv), { instanceOf: UsageError, message: /needs an https:\/\// });
+});
+
+test('endpoints: schemes pick the protocol, bare host:port means http, path prefixes are kept', (t) => {
+  t.like(parseEndpoint('http://127.0.0.1:8090'), { protocol: 'http', tls: false, display: 'http://127.0.0.1:8090' });
+  t.like(parseEndpoint('https://db.example'), { protocol: 'http', tls: true, display: 'https://db.example' });
+  t.like(parseEndpoint('localhost:9000'), { protocol: 'http', display: 'http://localhost:9000' });
+  t.like(parseEndpoint('grpc://127.0.0.1:50051'), { protocol: 'flight', tls: false });
+  t.like(parseEndpoint('grpc+tls://db.example:443'), { protocol: 'flight', tls: true });
+  const prefixed = parseEndpoint('https://proxy.example/quarry');
+  t.is(prefixed.display, 'https://proxy.example/quarry');
+  t.is(new URL('v1/sql', prefixed.url).href, 'https://proxy.example/quarry/v1/sql');
+  t.throws(() => parseEndpoint('ftp://x'), { instanceOf: UsageError, message: /unsupported scheme ftp:/ });
+  t.throws(() => parseEndpoint('http://x/?a=1'), { instanceOf: UsageError });
+  t.throws(() => parseEndpoint(''), { instanceOf: UsageError });
+});
+
+test('REPL commands: no semicolon needed, case and blanks ignored, SQL left alone', (t) => {
+  for (const line of ['.exit', 'exit', 'quit', '.quit', 'QUIT;', '  exit  ']) t.deepEqual(parseReplCommand(line), { kind: 'exit' });
+  t.deepEqual(parseReplCommand('help'), { kind: 'help' });
+  t.deepEqual(parseReplCommand('.error'), { kind: 'last-error' });
+  t.deepEqual(parseReplCommand('.clear'), { kind: 'clear-screen' });
+  t.deepEqual(parseReplCommand('.clear   history'), { kind: 'clear-history' });
+  t.deepEqual(parseReplCommand('SHOW TABLES'), { kind: 'sql', sql: 'SHOW TABLES' });
+  t.is(parseReplCommand('select 1;'), undefined);
+  t.is(parseReplCommand('exit now'), undefined);
+});
