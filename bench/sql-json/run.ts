@@ -10,7 +10,7 @@ import { benchQuery } from './bench-query.js';
 import { measureEncoderJson, measureEngineJson } from './engine-only.js';
 
 const ROWS = Number(process.env['SQL_JSON_ROWS'] ?? 1_000_000);
-const RUNS = 3;
+const RUNS = 5;
 
 async function httpJson(baseUrl: string, sql: string): Promise<{ ms: number; bytes: number }> {
   const started = performance.now();
@@ -30,18 +30,17 @@ try {
   await httpJson(server.baseUrl, benchQuery(10_000)); // warm-up
   const before = residentBytes(server.process.pid!);
   const httpRuns: number[] = [];
+  const engineRuns: number[] = [];
+  const encoderRuns: number[] = [];
   let peak = before;
   let bytes = 0;
+  let engineBytes = 0;
+  // Alternating HTTP and in-process runs keeps background load from favouring one side.
   for (let run = 0; run < RUNS; run++) {
     const { result, peakBytes } = await peakResidentDuring(server.process.pid!, () => httpJson(server.baseUrl, sql));
     httpRuns.push(result.ms);
     bytes = result.bytes;
     peak = Math.max(peak, peakBytes);
-  }
-  const engineRuns: number[] = [];
-  const encoderRuns: number[] = [];
-  let engineBytes = 0;
-  for (let run = 0; run < RUNS; run++) {
     const engine = await measureEngineJson(ROWS);
     engineRuns.push(engine.ms);
     engineBytes = engine.bytes;
