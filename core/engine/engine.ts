@@ -15,12 +15,15 @@ import { defaultMemoryLimitBytes } from './memory-limit.js';
 import { bindParameters } from './parameters.js';
 import { streamResult, type EngineStream } from './result-stream.js';
 import { quoteLiteral } from './sql-text.js';
+import { logicalPlanText } from './logical-plan.js';
 
 /** A statement prepared and classified, holding its connection until executed or closed. */
 export interface PreparedQuery {
   readonly kind: StatementKind;
   readonly statementType: string;
   readonly parameterCount: number;
+  /** The normalised logical plan (see QueryRequest.logicalPlan); call before execute or close. */
+  logicalPlan(): Promise<string>;
   execute(parameters: readonly unknown[], signal: AbortSignal): Promise<EngineStream>;
   close(): void;
 }
@@ -182,6 +185,12 @@ export class Engine implements EngineApi {
         kind: classifyStatement(prepared.statementType),
         statementType: statementTypeName(prepared.statementType),
         parameterCount: prepared.parameterCount,
+        logicalPlan: async () => {
+          if (settled) throw new QuarryError('INTERNAL', 'the logical plan is available only before the query runs');
+          return logicalPlanText(connection, sql).catch((error: unknown) => {
+            throw mapError(error);
+          });
+        },
         execute: async (parameters, signal) => {
           try {
             bindParameters(prepared, parameters);

@@ -66,6 +66,7 @@ export class QueryPipeline {
       statementType: 'UNKNOWN',
       datasets: [],
       state: new Map(),
+      logicalPlan: () => Promise.reject(new QuarryError('INTERNAL', 'the statement has not been prepared yet')),
     };
     const started = performance.now();
     this.#begin(request.id);
@@ -74,6 +75,8 @@ export class QueryPipeline {
       request.kind = prepared.kind;
       request.statementType = prepared.statementType;
       request.datasets = referencedDatasets(request.sql, this.#engine.datasetNames());
+      let plan: Promise<string> | undefined;
+      request.logicalPlan = () => (plan ??= prepared.logicalPlan());
       let result: QueryResult | undefined;
       let executionMs = () => 0;
       try {

@@ -79,6 +79,13 @@ export interface QueryRequest {
   datasets: string[];
   /** Scratch space for plugins, keyed by plugin name. */
   readonly state: Map<string, unknown>;
+  /**
+   * The engine's logical plan, as stable text (whitespace, keyword case and qualified names
+   * do not change it): a cache key for semantically equal queries. Computed on first call
+   * (about a millisecond); available until the query runs. Caches must key reads only
+   * (`kind === 'read'`): writes have plans too.
+   */
+  logicalPlan: () => Promise<string>;
 }
 
 /** A query's answer: an Arrow schema and a stream of record batches, never rows as objects. */

@@ -1,0 +1,15 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteLiteral } from './sql-text.js';
+
+/**
+ * DuckDB's serialised logical plan of a statement, with source positions removed so that
+ * whitespace and layout do not change it (keyword case and `main.t` vs `t` already do not).
+ * json_serialize_plan takes only a constant string, hence the inlined literal.
+ */
+export async function logicalPlanText(connection: DuckDBConnection, sql: string): Promise<string> {
+  const reader = await connection.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral(sql)})`);
+  const text = String(reader.getRows()[0]?.[0] ?? '');
+  const parsed = JSON.parse(text) as { error?: boolean; error_message?: string };
+  if (parsed.error) throw new Error(`Binder Error: ${parsed.error_message ?? 'the statement has no logical plan'}`);
+  return text.replace(/"query_location":\d+,?/g, '');
+}
