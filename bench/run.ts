@@ -5,6 +5,7 @@
 const benchmarks: Record<string, () => Promise<unknown>> = {
   'sql-json': () => import('./sql-json/run.js'),
   tpch: () => import('./tpch/run.js'),
+  'flight-doget': () => import('./flight-doget/run.js'),
 };
 
 const name = process.argv[2];

@@ -16,12 +16,17 @@ import { bindParameters } from './parameters.js';
 import { streamResult, type EngineStream } from './result-stream.js';
 import { quoteLiteral } from './sql-text.js';
 import { logicalPlanText } from './logical-plan.js';
+import { preparedParameterSchema, preparedResultSchema } from './prepared-schemas.js';
 
 /** A statement prepared and classified, holding its connection until executed or closed. */
 export interface PreparedQuery {
   readonly kind: StatementKind;
   readonly statementType: string;
   readonly parameterCount: number;
+  /** The result columns DuckDB resolved at prepare time (DML answers one BIGINT `Count`). */
+  readonly resultSchema: Schema;
+  /** One field per positional parameter; Utf8 where the engine cannot tell the type yet. */
+  readonly parameterSchema: Schema;
   /** The normalised logical plan (see QueryRequest.logicalPlan); call before execute or close. */
   logicalPlan(): Promise<string>;
   execute(parameters: readonly unknown[], signal: AbortSignal): Promise<EngineStream>;
@@ -185,6 +190,8 @@ export class Engine implements EngineApi {
         kind: classifyStatement(prepared.statementType),
         statementType: statementTypeName(prepared.statementType),
         parameterCount: prepared.parameterCount,
+        resultSchema: preparedResultSchema(prepared),
+        parameterSchema: preparedParameterSchema(prepared),
         logicalPlan: async () => {
           if (settled) throw new QuarryError('INTERNAL', 'the logical plan is available only before the query runs');
           return logicalPlanText(connection, sql).catch((error: unknown) => {

@@ -70,6 +70,13 @@ const coreCodes = {
   DATASET_NOT_ACCELERATED: { http: 400, grpc: GRPC.FAILED_PRECONDITION, description: 'The operation needs an accelerated dataset.' },
   DATASET_LOAD_FAILED: { http: 500, grpc: GRPC.INTERNAL, description: 'A dataset could not be loaded or refreshed; the message gives the reason.' },
   DATASET_REFRESH_IN_PROGRESS: { http: 409, grpc: GRPC.ABORTED, description: 'A refresh of the dataset is already running.' },
+  // The Flight SQL door.
+  FLIGHT_COMMAND_INVALID: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'A Flight descriptor, ticket, action body or command could not be decoded (not a google.protobuf.Any, or its value does not match its type).' },
+  FLIGHT_COMMAND_UNSUPPORTED: { http: 501, grpc: GRPC.UNIMPLEMENTED, description: 'The Flight method, command type or action is not supported by Quarry (e.g. DoExchange, Substrait plans, transactions).' },
+  FLIGHT_HANDLE_NOT_FOUND: { http: 404, grpc: GRPC.NOT_FOUND, description: 'A statement ticket or prepared statement handle is unknown, closed, expired, or belongs to another caller.' },
+  FLIGHT_RATE_LIMITED: { http: 429, grpc: GRPC.RESOURCE_EXHAUSTED, description: 'Too many DoPut calls or bytes from this caller (runtime.flight.do_put_rate_limit_enabled); retry after the `retry-after` seconds.' },
+  FLIGHT_MESSAGE_TOO_LARGE: { http: 413, grpc: GRPC.RESOURCE_EXHAUSTED, description: 'A single row (or dictionary) does not fit in runtime.flight.max_message_size.' },
+  FLIGHT_UNAUTHENTICATED: { http: 401, grpc: GRPC.UNAUTHENTICATED, description: 'The Flight Handshake carried a malformed `authorization` header (expected `Basic base64(user:password)` or `Bearer <token>`).' },
   ROUTE_NOT_FOUND: { http: 404, grpc: GRPC.UNIMPLEMENTED, description: 'No such endpoint.' },
   METHOD_NOT_ALLOWED: { http: 405, grpc: GRPC.UNIMPLEMENTED, description: 'The endpoint exists but not for this method.' },
   RUNTIME_SHUTTING_DOWN: { http: 503, grpc: GRPC.UNAVAILABLE, description: 'The runtime is draining and takes no new work.' },

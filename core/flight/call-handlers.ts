@@ -1,25 +1,24 @@
-import { Metadata, status, type sendUnaryData, type ServerDuplexStream, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
+import { status, type Metadata, type sendUnaryData, type ServerDuplexStream, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
 import { FlightService } from './generated/arrow/flight/protocol/flight_pb.js';
 import { admitCall, buildInbound } from './call-admission.js';
 import type { FlightContext } from './flight-context.js';
-import { grpcStatusOf, toServiceError } from './flight-errors.js';
+import { grpcStatusOf, metadataOf, toServiceError } from './flight-errors.js';
 import { toQuarryError } from '../errors/quarry-error.js';
 import type { InboundRequest } from '../pipeline/types.js';
 
-/**
- * Wraps handler bodies so every Flight call is admitted (request + auth hooks) before it
- * runs, and every failure leaves as a gRPC status from the QuarryError table: never a
- * crash, never UNKNOWN. Cancellation by the client aborts the handler's signal.
+/*
+ * Wrappers around handler bodies, one per call shape: every Flight call is admitted
+ * (request + auth hooks) before its body runs, and every failure leaves as a gRPC status
+ * from the QuarryError table, never a crash, never UNKNOWN. A client cancelling aborts
+ * the body's signal. Headers plugins add (`inbound.responseHeaders`) go out as trailers.
  */
+
+/** The gRPC method path, which admission uses as the route. */
 export function routeOf(method: string): string {
   return `/${FlightService.typeName}/${method}`;
 }
 
-function trailers(headers: Readonly<Record<string, string>>): Metadata {
-  const metadata = new Metadata();
-  for (const [name, value] of Object.entries(headers)) metadata.set(name, value);
-  return metadata;
-}
+const trailers = (headers: Readonly<Record<string, string>>): Metadata => metadataOf(headers);
 
 function logFailure(context: FlightContext, method: string, error: unknown): void {
   const failure = toQuarryError(error, 'INTERNAL');
@@ -29,6 +28,7 @@ function logFailure(context: FlightContext, method: string, error: unknown): voi
   else context.log.debug('Flight call refused', fields);
 }
 
+/** Unary calls (GetFlightInfo, GetSchema, PollFlightInfo). */
 export function unary<Request, Response>(
   context: FlightContext,
   method: string,
@@ -58,7 +58,7 @@ export interface StreamCallContext {
 export function serverStream<Request, Response>(
   context: FlightContext,
   method: string,
-  body: (call: ServerWritableStream<Request, Response>, call_: StreamCallContext) => Promise<void>,
+  body: (call: ServerWritableStream<Request, Response>, context: StreamCallContext) => Promise<void>,
 ): (call: ServerWritableStream<Request, Response>) => void {
   return (call) => {
     const controller = new AbortController();
@@ -98,7 +98,7 @@ export function incoming<Request>(call: ServerDuplexStream<Request, unknown>): A
 export function duplexStream<Request, Response>(
   context: FlightContext,
   method: string,
-  body: (call: ServerDuplexStream<Request, Response>, call_: DuplexCallContext) => Promise<void>,
+  body: (call: ServerDuplexStream<Request, Response>, context: DuplexCallContext) => Promise<void>,
 ): (call: ServerDuplexStream<Request, Response>) => void {
   return (call) => {
     const controller = new AbortController();

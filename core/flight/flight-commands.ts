@@ -41,7 +41,6 @@ export type CommandName = keyof CommandSchemas;
 /** A decoded command: `{ name: 'CommandGetTables', message: CommandGetTables }`, ... */
 export type FlightCommand = { [Name in CommandName]: { readonly name: Name; readonly message: MessageShape<CommandSchemas[Name]> } }[CommandName];
 
-const TYPE_URL_PREFIX = 'type.googleapis.com/';
 const SQL_PACKAGE = 'arrow.flight.protocol.sql.';
 
 const byTypeName = new Map<string, [CommandName, DescMessage]>(
@@ -90,5 +89,3 @@ function tryDecodeAny(bytes: Uint8Array): { typeUrl: string; value: Uint8Array }
     return undefined;
   }
 }
-
-export { TYPE_URL_PREFIX };

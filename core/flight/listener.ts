@@ -112,13 +112,17 @@ export async function startFlightListener(options: FlightListenerOptions): Promi
     stats,
     close() {
       closing ??= new Promise<void>((resolve) => {
-        const timer = setTimeout(() => server.forceShutdown(), CLOSE_GRACE_MS);
-        timer.unref();
-        server.tryShutdown(() => {
+        const finish = () => {
           clearTimeout(timer);
           statements.close();
           resolve();
-        });
+        };
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          finish();
+        }, CLOSE_GRACE_MS);
+        timer.unref();
+        server.tryShutdown(finish);
       });
       return closing;
     },

@@ -21,14 +21,10 @@ function toParameter(value: unknown, type: DataType): unknown {
     }
     case Type.Decimal:
       return decimalText(value, (type as DataType & { scale: number }).scale);
-    case Type.Int:
-    case Type.Float:
-    case Type.Bool:
-    case Type.Utf8:
-    case Type.LargeUtf8:
-      return value;
     default:
-      return typeof value === 'object' ? value : value;
+      // Numbers, bigints, booleans and strings bind as they are; other values (binary,
+      // nested) reach the engine, which refuses them with PARAMETERS_INVALID.
+      return value;
   }
 }
 

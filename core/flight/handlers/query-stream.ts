@@ -1,4 +1,5 @@
-import { Metadata } from '@grpc/grpc-js';
+import type { Metadata } from '@grpc/grpc-js';
+import { metadataOf } from '../flight-errors.js';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import type { InboundRequest } from '../../pipeline/types.js';
 import type { FlightContext } from '../flight-context.js';
@@ -33,10 +34,7 @@ export async function streamQuery(context: FlightContext, call: DoGetCall, inbou
       inbound,
       signal: controller.signal,
     });
-    const metadata = new Metadata();
-    metadata.set('x-cache', result.cacheStatus);
-    for (const [name, value] of Object.entries({ ...inbound.responseHeaders, ...result.headers })) metadata.set(name, value);
-    call.sendMetadata(metadata);
+    call.sendMetadata(metadataOf({ ...inbound.responseHeaders, ...result.headers, 'x-cache': result.cacheStatus }));
     await streamResult(call, result, { maxMessageBytes: context.limits.splitMessageBytes, signal: controller.signal, stats: context.stats });
   } finally {
     context.stats.activeStreams -= 1;

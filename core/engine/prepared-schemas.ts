@@ -1,0 +1,30 @@
+import { Field, Schema, Utf8 } from 'apache-arrow';
+import type { DuckDBPreparedStatement } from '@duckdb/node-api';
+import { arrowFieldFor, arrowSchemaForColumns } from './arrow/index.js';
+
+/** The Arrow schema of a prepared statement's result, as DuckDB resolved it (no execution). */
+export function preparedResultSchema(prepared: DuckDBPreparedStatement): Schema {
+  const names: string[] = [];
+  const types = [];
+  for (let index = 0; index < prepared.columnCount; index++) {
+    names.push(prepared.columnName(index));
+    types.push(prepared.columnType(index));
+  }
+  return arrowSchemaForColumns(names, types);
+}
+
+/**
+ * One field per parameter, named `$1`, `$2`, ... DuckDB cannot type a parameter whose use
+ * does not constrain it (`SELECT $1`); those are reported as Utf8, which the engine casts.
+ */
+export function preparedParameterSchema(prepared: DuckDBPreparedStatement): Schema {
+  const fields: Field[] = [];
+  for (let index = 1; index <= prepared.parameterCount; index++) {
+    try {
+      fields.push(arrowFieldFor(`$${index}`, prepared.parameterType(index)));
+    } catch {
+      fields.push(new Field(`$${index}`, new Utf8(), true));
+    }
+  }
+  return new Schema(fields);
+}
