@@ -19,6 +19,7 @@ import { createPluginRuntime } from './plugins/context.js';
 import type { QuarryPlugin } from './plugins/types.js';
 import { QueryPipeline } from './pipeline/pipeline.js';
 import { deepFreeze } from './text/deep-freeze.js';
+import { MetricsRegistry } from './metrics/registry.js';
 
 export interface RuntimeOptions {
   manifest: Manifest;
@@ -41,6 +42,8 @@ export class Runtime {
   readonly log: Logger;
   readonly source: ManifestSource;
   readonly http: FastifyInstance;
+  /** Every metric of the runtime and its plugins; the telemetry plugin exports it. */
+  readonly metrics = new MetricsRegistry();
   readonly #phase = new PhaseMachine();
   readonly #options: RuntimeOptions;
   #manifest: Manifest;
@@ -153,6 +156,7 @@ export class Runtime {
       log: this.log,
       http: this.http,
       source: this.source,
+      metrics: this.metrics,
       manifest: () => this.#manifest,
       engine: () => this.#engine,
       pipeline: () => this.#pipeline,

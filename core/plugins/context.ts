@@ -7,6 +7,7 @@ import type { Phase } from '../lifecycle/phase.js';
 import type { Manifest, ManifestSource } from '../manifest/types.js';
 import type { QueryPipeline } from '../pipeline/pipeline.js';
 import type { PluginRuntime } from './types.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
 
 /** What the runtime lends the plugin contexts; engine and pipeline exist only after start-up. */
 export interface PluginHost {
@@ -14,6 +15,7 @@ export interface PluginHost {
   readonly log: Logger;
   readonly http: FastifyInstance;
   readonly source: ManifestSource;
+  readonly metrics: MetricsRegistry;
   manifest(): Manifest;
   engine(): Engine | undefined;
   pipeline(): QueryPipeline | undefined;
@@ -42,6 +44,7 @@ export function createPluginRuntime(host: PluginHost, pluginName: string): Plugi
     source: host.source,
     section: <T>(dotted: string) => readPath(host.manifest(), dotted) as T | undefined,
     http: host.http,
+    metrics: host.metrics,
     get engine() {
       const engine = host.engine();
       if (!engine) throw notYet('engine');

@@ -6,6 +6,7 @@ import type { Manifest, ManifestSource } from '../manifest/types.js';
 import type { Phase } from '../lifecycle/phase.js';
 import type { QueryRequest, QueryResult, Protocol, Principal } from '../pipeline/types.js';
 import type { EngineApi } from '../engine/engine-api.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
 
 /** A manifest section a plugin owns: its path and the zod schema that validates and defaults it. */
 export interface ManifestSlice {
@@ -51,6 +52,8 @@ export interface PluginRuntime {
   /** The HTTP listener, before it binds: add routes. Every route passes the core's request and auth hooks. */
   readonly http: FastifyInstance;
   readonly engine: EngineApi;
+  /** Declare and record metrics in one line, e.g. `runtime.metrics.counter('results_cache_hits', {...}).add(1)`. */
+  readonly metrics: MetricsRegistry;
   /** Run a query through the same pipeline as the doors (auth decisions already made by the caller). */
   query(options: PipelineQueryOptions): Promise<{ request: QueryRequest; result: QueryResult }>;
   readonly phase: () => Phase;

@@ -1,0 +1,144 @@
+/**
+ * The metrics seam: any plugin declares an instrument in one line and records into it;
+ * the telemetry plugin exports what is here (Prometheus, OTLP). Without it, values are
+ * kept in process, readable with `collect()` (tests, /v1/status-style summaries).
+ * Names are Spice's (`results_cache_hits`, `query_duration_ms`); the exporter adds prefixes.
+ */
+export type MetricAttributes = Readonly<Record<string, string | number | boolean>>;
+
+export interface InstrumentOptions {
+  description: string;
+  unit?: string;
+}
+
+export interface Counter {
+  add(value: number, attributes?: MetricAttributes): void;
+}
+
+export interface Histogram {
+  record(value: number, attributes?: MetricAttributes): void;
+}
+
+export interface GaugeObservation {
+  value: number;
+  attributes?: MetricAttributes;
+}
+
+export type MetricKind = 'counter' | 'up_down_counter' | 'histogram' | 'gauge';
+
+/** One series of one instrument, as `collect()` reports it. */
+export interface MetricPoint {
+  attributes: MetricAttributes;
+  /** Counters and gauges: the value; histograms: the sum. */
+  value: number;
+  /** Histograms only: how many values were recorded. */
+  count?: number;
+  /** Histograms only: every recorded value is kept out of here; exporters bucket them. */
+  min?: number;
+  max?: number;
+}
+
+export interface MetricSnapshot {
+  name: string;
+  kind: MetricKind;
+  description: string;
+  unit: string | undefined;
+  points: MetricPoint[];
+}
+
+/** Subscribers (the telemetry exporter) see every recording as it happens. */
+export type MetricListener = (name: string, kind: MetricKind, value: number, attributes: MetricAttributes) => void;
+
+const attributeKey = (attributes: MetricAttributes): string =>
+  JSON.stringify(Object.entries(attributes).sort(([a], [b]) => a.localeCompare(b)));
+
+interface Declared {
+  kind: MetricKind;
+  options: InstrumentOptions;
+  series: Map<string, MetricPoint>;
+  observe?: () => GaugeObservation[];
+}
+
+export class MetricsRegistry {
+  readonly #instruments = new Map<string, Declared>();
+  readonly #listeners = new Set<MetricListener>();
+
+  counter(name: string, options: InstrumentOptions): Counter {
+    const declared = this.#declare(name, 'counter', options);
+    return { add: (value, attributes = {}) => this.#accumulate(name, declared, value, attributes) };
+  }
+
+  upDownCounter(name: string, options: InstrumentOptions): Counter {
+    const declared = this.#declare(name, 'up_down_counter', options);
+    return { add: (value, attributes = {}) => this.#accumulate(name, declared, value, attributes) };
+  }
+
+  histogram(name: string, options: InstrumentOptions): Histogram {
+    const declared = this.#declare(name, 'histogram', options);
+    return {
+      record: (value, attributes = {}) => {
+        const key = attributeKey(attributes);
+        const point = declared.series.get(key) ?? { attributes, value: 0, count: 0, min: value, max: value };
+        point.value += value;
+        point.count = (point.count ?? 0) + 1;
+        point.min = Math.min(point.min ?? value, value);
+        point.max = Math.max(point.max ?? value, value);
+        declared.series.set(key, point);
+        this.#notify(name, 'histogram', value, attributes);
+      },
+    };
+  }
+
+  /** A value read when collected (sizes, counts of items, states). */
+  gauge(name: string, options: InstrumentOptions, observe: () => GaugeObservation[]): void {
+    const declared = this.#declare(name, 'gauge', options);
+    declared.observe = observe;
+  }
+
+  /** Every instrument with its current series. */
+  collect(): MetricSnapshot[] {
+    return [...this.#instruments.entries()].map(([name, declared]) => ({
+      name,
+      kind: declared.kind,
+      description: declared.options.description,
+      unit: declared.options.unit,
+      points: declared.observe
+        ? declared.observe().map((observation) => ({ attributes: observation.attributes ?? {}, value: observation.value }))
+        : [...declared.series.values()].map((point) => ({ ...point })),
+    }));
+  }
+
+  /** The current value of one series (counter sum, gauge value, histogram sum), or undefined. */
+  value(name: string, attributes: MetricAttributes = {}): number | undefined {
+    const snapshot = this.collect().find((metric) => metric.name === name);
+    return snapshot?.points.find((point) => attributeKey(point.attributes) === attributeKey(attributes))?.value;
+  }
+
+  subscribe(listener: MetricListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #declare(name: string, kind: MetricKind, options: InstrumentOptions): Declared {
+    const existing = this.#instruments.get(name);
+    if (existing) {
+      if (existing.kind !== kind) throw new Error(`metric ${name} is already declared as a ${existing.kind}`);
+      return existing;
+    }
+    const declared: Declared = { kind, options, series: new Map() };
+    this.#instruments.set(name, declared);
+    return declared;
+  }
+
+  #accumulate(name: string, declared: Declared, value: number, attributes: MetricAttributes): void {
+    const key = attributeKey(attributes);
+    const point = declared.series.get(key) ?? { attributes, value: 0 };
+    point.value += value;
+    declared.series.set(key, point);
+    this.#notify(name, declared.kind, value, attributes);
+  }
+
+  #notify(name: string, kind: MetricKind, value: number, attributes: MetricAttributes): void {
+    for (const listener of this.#listeners) listener(name, kind, value, attributes);
+  }
+}
