@@ -7,6 +7,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GRPC, registeredErrorCodes } from '../core/errors/codes.js';
+// Plugins register their codes when their modules load: load the default bundle first.
+import '../plugins/default-bundle.js';
 
 const grpcNames = Object.fromEntries(Object.entries(GRPC).map(([name, value]) => [value, name]));
 
