@@ -35,4 +35,10 @@ export interface EngineApi {
   dataset(name: string): DatasetStatus | undefined;
   /** Reloads an accelerated dataset (atomic swap) and fires `cache.invalidate`. */
   refresh(name: string): Promise<DatasetStatus>;
+  /**
+   * Runs SQL as the runtime itself, outside the user policy and the query pipeline: for
+   * system tables a plugin owns (e.g. `CREATE SCHEMA runtime`, inserting task-history rows).
+   * Returns the rows as plain objects (keep results small). Never pass user SQL here.
+   */
+  runInternal(sql: string, parameters?: readonly unknown[]): Promise<Array<Record<string, unknown>>>;
 }

@@ -168,6 +168,20 @@ export class Engine implements EngineApi {
     }
   }
 
+  async runInternal(sql: string, parameters: readonly unknown[] = []): Promise<Array<Record<string, unknown>>> {
+    const connection = await this.#pool.acquire();
+    try {
+      const prepared = await connection.prepare(sql);
+      bindParameters(prepared, parameters);
+      const reader = await prepared.runAndReadAll();
+      return reader.getRowObjectsJS() as Array<Record<string, unknown>>;
+    } catch (error) {
+      throw engineError(error, { datasetNames: () => this.datasetNames() });
+    } finally {
+      this.#pool.release(connection);
+    }
+  }
+
   /** Parses and classifies one statement; the caller must `execute` or `close` it. */
   async prepare(sql: string): Promise<PreparedQuery> {
     const connection = await this.#pool.acquire();

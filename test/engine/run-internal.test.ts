@@ -1,0 +1,14 @@
+import test from 'ava';
+import { withRuntime } from '../helpers/runtime.js';
+
+test('plugins can keep system tables with runInternal; users read them but cannot write them', async (t) => {
+  await withRuntime(t, { manifest: 'datasets: []\n' }, async ({ runtime, sql }) => {
+    await runtime.engine.runInternal('CREATE SCHEMA IF NOT EXISTS runtime');
+    await runtime.engine.runInternal('CREATE TABLE runtime.notes (id BIGINT, text VARCHAR)');
+    await runtime.engine.runInternal('INSERT INTO runtime.notes VALUES ($1, $2)', [1, 'first']);
+    t.deepEqual(await runtime.engine.runInternal('SELECT id, text FROM runtime.notes'), [{ id: 1n, text: 'first' }]);
+    const read = await sql('SELECT text FROM runtime.notes', { accept: 'application/json' });
+    t.deepEqual(await read.json(), [{ text: 'first' }]);
+    t.is((await sql("INSERT INTO runtime.notes VALUES (2, 'x')")).status, 403);
+  });
+});
