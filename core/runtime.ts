@@ -4,7 +4,7 @@ import { QuarryError, toQuarryError } from './errors/quarry-error.js';
 import { createHooks, type Hooks } from './hooks/hooks.js';
 import { STAGE } from './hooks/stages.js';
 import { createHttpServer } from './http/server.js';
-import type { ListenerStatus, RouteContext } from './http/routes/context.js';
+import type { ListenerState, ListenerStatus, RouteContext } from './http/routes/context.js';
 import { registerDatasetRoutes } from './http/routes/datasets.js';
 import { registerProbeRoutes } from './http/routes/probes.js';
 import { registerSqlRoute } from './http/routes/sql.js';
@@ -16,7 +16,7 @@ import { startFlightListener, type FlightListener } from './flight/listener.js';
 import type { Logger } from './log.js';
 import type { Manifest, ManifestSource } from './manifest/types.js';
 import { createPluginRuntime } from './plugins/context.js';
-import type { QuarryPlugin } from './plugins/types.js';
+import type { ListenerReport, QuarryPlugin } from './plugins/types.js';
 import { QueryPipeline } from './pipeline/pipeline.js';
 import { deepFreeze } from './text/deep-freeze.js';
 import { MetricsRegistry } from './metrics/registry.js';
@@ -30,6 +30,8 @@ export interface RuntimeOptions {
   http?: string;
   /** Flight SQL listen address (`--flight`), default 127.0.0.1:50051; `false` serves no Flight. */
   flight?: string | false;
+  /** Metrics listen address (`--metrics`); off unless given. Served by the telemetry plugin. */
+  metrics?: string;
 }
 
 /**
@@ -51,6 +53,7 @@ export class Runtime {
   #pipeline: QueryPipeline | undefined;
   #httpEndpoint = '';
   #flight: FlightListener | undefined;
+  readonly #pluginListeners: ListenerReport[] = [];
   readonly #tls: TlsMaterial | undefined;
   #registered = false;
   #loading: Promise<void> | undefined;
@@ -113,12 +116,14 @@ export class Runtime {
 
   listeners(): ListenerStatus[] {
     const running = this.#phase.current === 'running';
-    const state = running ? 'Ready' : this.#phase.current === 'draining' || this.#phase.current === 'stopped' ? 'ShuttingDown' : 'Initializing';
-    return [
+    const state: ListenerState = running ? 'Ready' : this.#phase.current === 'draining' || this.#phase.current === 'stopped' ? 'ShuttingDown' : 'Initializing';
+    const listeners: ListenerStatus[] = [
       { name: 'http', endpoint: this.#httpEndpoint, status: state },
       this.#flight ? { name: 'flight', endpoint: this.#flight.endpoint, status: state } : { name: 'flight', endpoint: 'N/A', status: 'Disabled' },
-      { name: 'metrics', endpoint: 'N/A', status: 'Disabled' },
+      ...this.#pluginListeners.map((listener) => ({ name: listener.name, endpoint: listener.endpoint(), status: listener.status() })),
     ];
+    if (!listeners.some((listener) => listener.name === 'metrics')) listeners.push({ name: 'metrics', endpoint: 'N/A', status: 'Disabled' });
+    return listeners;
   }
 
   async start(): Promise<void> {
@@ -157,6 +162,12 @@ export class Runtime {
       http: this.http,
       source: this.source,
       metrics: this.metrics,
+      listenAddresses: {
+        http: this.#options.http ?? '127.0.0.1:8090',
+        flight: this.#options.flight === false ? undefined : (this.#options.flight ?? '127.0.0.1:50051'),
+        metrics: this.#options.metrics,
+      },
+      reportListener: (listener: ListenerReport) => this.#pluginListeners.push(listener),
       manifest: () => this.#manifest,
       engine: () => this.#engine,
       pipeline: () => this.#pipeline,

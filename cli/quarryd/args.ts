@@ -21,7 +21,7 @@ spicepod.yaml; default: the current directory) as SQL over HTTP.
 Options:
   --http ADDR                  HTTP listen address (default 127.0.0.1:8090)
   --flight ADDR                Flight SQL listen address (default 127.0.0.1:50051)
-  --metrics ADDR               metrics listen address (not served yet by this release)
+  --metrics ADDR               Prometheus metrics listen address (off unless given)
   --check                      validate the manifest, print the resolved configuration
                                (secrets masked) and exit: 0 when valid, 1 otherwise
   --set-runtime PATH=VALUE     override one runtime field, e.g. --set-runtime query.memory_limit=2GiB

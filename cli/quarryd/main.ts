@@ -31,9 +31,8 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   for (const warning of loaded.warnings) log.warn(warning);
-  if (args.metrics) log.warn(`--metrics ${args.metrics} has no effect yet: the metrics listener is not part of this release`);
 
-  const runtime = new Runtime({ manifest: loaded.manifest, source: loaded.source, plugins: loaded.plugins, log, http: args.http, flight: args.flight });
+  const runtime = new Runtime({ manifest: loaded.manifest, source: loaded.source, plugins: loaded.plugins, log, http: args.http, flight: args.flight, metrics: args.metrics });
   let signals = 0;
   const exitCode = new Promise<number>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {

@@ -6,7 +6,7 @@ import type { Engine } from '../engine/engine.js';
 import type { Phase } from '../lifecycle/phase.js';
 import type { Manifest, ManifestSource } from '../manifest/types.js';
 import type { QueryPipeline } from '../pipeline/pipeline.js';
-import type { PluginRuntime } from './types.js';
+import type { ListenAddresses, ListenerReport, PluginRuntime } from './types.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 
 /** What the runtime lends the plugin contexts; engine and pipeline exist only after start-up. */
@@ -16,6 +16,8 @@ export interface PluginHost {
   readonly http: FastifyInstance;
   readonly source: ManifestSource;
   readonly metrics: MetricsRegistry;
+  readonly listenAddresses: ListenAddresses;
+  reportListener(listener: ListenerReport): void;
   manifest(): Manifest;
   engine(): Engine | undefined;
   pipeline(): QueryPipeline | undefined;
@@ -56,5 +58,7 @@ export function createPluginRuntime(host: PluginHost, pluginName: string): Plugi
       return pipeline.execute(options);
     },
     phase: () => host.phase(),
+    listenAddresses: host.listenAddresses,
+    reportListener: (listener) => host.reportListener(listener),
   };
 }

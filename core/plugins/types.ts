@@ -39,6 +39,20 @@ export interface PipelineQueryOptions {
   signal?: AbortSignal;
 }
 
+/** A listener a plugin runs (e.g. metrics), shown in `/v1/status` beside the core's. */
+export interface ListenerReport {
+  readonly name: string;
+  endpoint(): string;
+  status(): 'Initializing' | 'Ready' | 'Disabled' | 'Error' | 'ShuttingDown';
+}
+
+/** Listen addresses from the command line (`--http`, `--flight`, `--metrics`); undefined when off. */
+export interface ListenAddresses {
+  readonly http: string | undefined;
+  readonly flight: string | undefined;
+  readonly metrics: string | undefined;
+}
+
 /** What `apply` receives: the runtime's public API for plugins. */
 export interface PluginRuntime {
   readonly hooks: Hooks;
@@ -57,4 +71,7 @@ export interface PluginRuntime {
   /** Run a query through the same pipeline as the doors (auth decisions already made by the caller). */
   query(options: PipelineQueryOptions): Promise<{ request: QueryRequest; result: QueryResult }>;
   readonly phase: () => Phase;
+  readonly listenAddresses: ListenAddresses;
+  /** Shows a plugin's listener in `/v1/status` (and `quarry status`). */
+  reportListener(listener: ListenerReport): void;
 }
