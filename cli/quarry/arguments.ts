@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_ENDPOINT, parseEndpoint, type Endpoint } from './endpoint.js';
+import { DEFAULT_FLIGHT_ENDPOINT, DEFAULT_HTTP_ENDPOINT, parseEndpoint, requireHttpEndpoint, type Endpoint } from './endpoint.js';
 import { UsageError } from './errors.js';
 
 export const COMMAND_NAMES = ['sql', 'status', 'refresh'] as const;
@@ -11,7 +11,7 @@ export type RefreshMode = 'full' | 'append';
 export interface ConnectionOptions {
   endpoint: Endpoint;
   apiKey: string | undefined;
-  /** PEM file of a private CA for https:// endpoints. */
+  /** PEM file of a private CA for https:// and grpc+tls:// endpoints. */
   caCertificateFile: string | undefined;
 }
 
@@ -42,6 +42,15 @@ const commandOptions: Record<CommandName, readonly OptionName[]> = {
   status: commonOptions,
   refresh: [...commonOptions, 'refresh-sql', 'refresh-mode'],
 };
+/**
+ * The endpoint used without --endpoint. `sql` talks Arrow Flight SQL like `spice sql`;
+ * `status` and `refresh` have no Flight counterpart, so they keep the HTTP API.
+ */
+export const DEFAULT_ENDPOINTS: Record<CommandName, string> = {
+  sql: DEFAULT_FLIGHT_ENDPOINT,
+  status: DEFAULT_HTTP_ENDPOINT,
+  refresh: DEFAULT_HTTP_ENDPOINT,
+};
 const outputFormats: readonly OutputFormat[] = ['table', 'json', 'csv'];
 const refreshModes: readonly RefreshMode[] = ['full', 'append'];
 
@@ -70,7 +79,9 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   if (!isCommandName(name)) throw new UsageError(`unknown command "${name}" (commands: ${COMMAND_NAMES.join(', ')})`);
   if (values.help) return { command: 'help', topic: name };
   rejectFlags(values, commandOptions[name], `quarry ${name}`);
-  const connection = connectionOptions(values, env);
+  const connection = connectionOptions(values, env, name);
+  // Checked here rather than when the command runs, so the usage hint is printed with it.
+  if (name !== 'sql') requireHttpEndpoint(connection.endpoint, name);
 
   switch (name) {
     case 'sql': {
@@ -109,13 +120,13 @@ function expectPositionals(rest: readonly string[], count: number, where: string
   if (rest.length > count) throw new UsageError(`${where}: unexpected argument "${rest[count]}"`);
 }
 
-function connectionOptions(values: Partial<Record<OptionName, string | boolean>>, env: NodeJS.ProcessEnv): ConnectionOptions {
-  const endpoint = parseEndpoint(stringValue(values.endpoint) ?? DEFAULT_ENDPOINT);
+function connectionOptions(values: Partial<Record<OptionName, string | boolean>>, env: NodeJS.ProcessEnv, command: CommandName): ConnectionOptions {
+  const endpoint = parseEndpoint(stringValue(values.endpoint) ?? DEFAULT_ENDPOINTS[command]);
   // An empty flag or variable means "no key", so `QUARRY_API_KEY= quarry ...` turns auth off.
   const apiKey = stringValue(values['api-key']) ?? env['QUARRY_API_KEY'];
   const caCertificateFile = stringValue(values['tls-root-certificate-file']);
   if (caCertificateFile !== undefined && !endpoint.tls) {
-    throw new UsageError('--tls-root-certificate-file needs an https:// (or grpc+tls://) --endpoint');
+    throw new UsageError('--tls-root-certificate-file needs an https:// or grpc+tls:// --endpoint');
   }
   return { endpoint, apiKey: apiKey === '' ? undefined : apiKey, caCertificateFile };
 }

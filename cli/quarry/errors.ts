@@ -17,11 +17,6 @@ export class UsageError extends CliError {
   override readonly exitCode = EXIT_USAGE;
 }
 
-/** The endpoint uses a protocol the client cannot speak yet (Flight). */
-export class UnsupportedEndpointError extends CliError {
-  override readonly exitCode = EXIT_USAGE;
-}
-
 /**
  * Nothing answers at the endpoint. Spice users were misled when an auth failure was reported
  * like this (spiceai#9591), so only connection-level failures may become this error.
@@ -32,7 +27,7 @@ export class RuntimeUnavailableError extends CliError {
   }
 }
 
-/** The runtime answered 401: the API key is missing or wrong. */
+/** The runtime answered 401 (UNAUTHENTICATED over Flight): the API key is missing or wrong. */
 export class UnauthorizedError extends CliError {
   constructor() {
     super('unauthorized: check --api-key (or QUARRY_API_KEY)');
@@ -46,14 +41,22 @@ export class CancelledError extends CliError {
   }
 }
 
-/** The runtime answered with an error status; `code` is its stable error code when it sent one. */
+/**
+ * The runtime answered with an error status; `code` is its stable error code when it sent
+ * one. `status` is the HTTP status, or the gRPC status code over Flight; `statusText`
+ * names it for `.error` (`HTTP 400`, `gRPC INVALID_ARGUMENT`).
+ */
 export class ServerError extends CliError {
+  readonly statusText: string;
+
   constructor(
     readonly status: number,
     readonly code: string | undefined,
     readonly serverMessage: string,
+    statusText?: string,
   ) {
     super(code ? `[${code}] ${serverMessage}` : serverMessage);
+    this.statusText = statusText ?? `HTTP ${status}`;
   }
 }
 

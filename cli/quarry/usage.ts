@@ -1,11 +1,22 @@
 import type { CommandName } from './arguments.js';
 
-const CONNECTION_FLAGS = `Connection options (every command):
-  --endpoint URL                    the runtime (default http://127.0.0.1:8090); http:// or https://
-                                    (grpc:// and grpc+tls:// Flight endpoints are not supported yet)
-  --api-key KEY                     sent as X-API-Key (default: $QUARRY_API_KEY)
-  --tls-root-certificate-file PEM   CA certificate to trust for an https:// endpoint
+const FLIGHT_KEY_AND_CA = `  --api-key KEY                     sent as X-API-Key over HTTP, as 'authorization: Bearer KEY'
+                                    over Flight (default: $QUARRY_API_KEY)
+  --tls-root-certificate-file PEM   CA certificate to trust for an https:// or grpc+tls:// endpoint`;
+const HTTP_KEY_AND_CA = `  --api-key KEY                     sent as X-API-Key (default: $QUARRY_API_KEY)
+  --tls-root-certificate-file PEM   CA certificate to trust for an https:// endpoint`;
+
+const connectionFlags = (endpoint: string, keyAndCa: string) => `Connection options:
+${endpoint}
+${keyAndCa}
   -h, --help                        help for the command`;
+
+const SQL_ENDPOINT = `  --endpoint URL                    the runtime (default grpc://127.0.0.1:50051): Arrow Flight SQL
+                                    for grpc:// or grpc+tls://, the HTTP API for http:// or https://`;
+const HTTP_ENDPOINT = `  --endpoint URL                    the runtime's HTTP API (default http://127.0.0.1:8090); http:// or https://`;
+const ALL_ENDPOINTS = `  --endpoint URL                    the runtime: grpc:// or grpc+tls:// (Flight SQL; quarry sql only,
+                                    its default grpc://127.0.0.1:50051), http:// or https:// (the HTTP API;
+                                    default http://127.0.0.1:8090 for status and refresh)`;
 
 export const MAIN_USAGE = `Usage: quarry <command> [options]
 
@@ -20,7 +31,7 @@ Commands:
 Options:
   --version  print the version
 
-${CONNECTION_FLAGS}
+${connectionFlags(ALL_ENDPOINTS, FLIGHT_KEY_AND_CA)}
 `;
 
 const COMMAND_USAGE: Record<CommandName, string> = {
@@ -35,13 +46,13 @@ Options:
                           (several statements separated by ';' run in order)
   -o, --output FORMAT     table (default) | json | csv; json and csv are the runtime's own encoding
 
-${CONNECTION_FLAGS}
+${connectionFlags(SQL_ENDPOINT, FLIGHT_KEY_AND_CA)}
 `,
   status: `Usage: quarry status [options]
 
 Shows each listener of the runtime (http, flight, metrics, ...) with its endpoint and state.
 
-${CONNECTION_FLAGS}
+${connectionFlags(HTTP_ENDPOINT, HTTP_KEY_AND_CA)}
 `,
   refresh: `Usage: quarry refresh DATASET [options]
 
@@ -51,7 +62,7 @@ Options:
   --refresh-sql SQL       refresh with this SQL instead of the dataset's refresh_sql (this time only)
   --refresh-mode MODE     full | append (this time only)
 
-${CONNECTION_FLAGS}
+${connectionFlags(HTTP_ENDPOINT, HTTP_KEY_AND_CA)}
 `,
 };
 

@@ -1,15 +1,15 @@
 import test from 'ava';
-import { parseCommandLine } from '../../cli/quarry/arguments.js';
+import { DEFAULT_ENDPOINTS, parseCommandLine } from '../../cli/quarry/arguments.js';
 import { parseEndpoint } from '../../cli/quarry/endpoint.js';
 import { UsageError } from '../../cli/quarry/errors.js';
 import { parseReplCommand } from '../../cli/quarry/repl/repl-commands.js';
 
 const noEnv = {};
 
-test('sql defaults: local endpoint, REPL, table output, no key', (t) => {
+test('sql defaults: local Flight endpoint, REPL, table output, no key', (t) => {
   const parsed = parseCommandLine(['sql'], noEnv);
   if (parsed.command !== 'sql') return t.fail();
-  t.is(parsed.connection.endpoint.display, 'http://127.0.0.1:8090');
+  t.like(parsed.connection.endpoint, { protocol: 'flight', tls: false, display: 'grpc://127.0.0.1:50051' });
   t.is(parsed.execute, undefined);
   t.is(parsed.output, 'table');
   t.is(parsed.connection.apiKey, undefined);
@@ -21,6 +21,28 @@ test('sql -e / --execute and --output, with flags before or after the command', 
   const long = parseCommandLine(['--endpoint', 'https://db.example:8443', 'sql', '--execute=select 2', '--output', 'csv'], noEnv);
   t.like(long, { command: 'sql', execute: 'select 2', output: 'csv' });
   if (long.command === 'sql') t.is(long.connection.endpoint.display, 'https://db.example:8443');
+});
+
+test('sql talks Flight by default and HTTP when given an http(s):// endpoint; status and refresh default to HTTP', (t) => {
+  const endpointOf = (argv: string[]) => {
+    const parsed = parseCommandLine(argv, noEnv);
+    return 'connection' in parsed ? parsed.connection.endpoint : t.fail('no connection');
+  };
+  t.like(endpointOf(['sql', '-e', 'select 1']), { protocol: 'flight', display: 'grpc://127.0.0.1:50051' });
+  t.like(endpointOf(['sql', '--endpoint', 'http://127.0.0.1:8090']), { protocol: 'http', display: 'http://127.0.0.1:8090' });
+  t.like(endpointOf(['sql', '--endpoint', 'https://db.example']), { protocol: 'http', tls: true });
+  t.like(endpointOf(['sql', '--endpoint', 'grpc+tls://db.example:50051']), { protocol: 'flight', tls: true, display: 'grpc+tls://db.example:50051' });
+  t.like(endpointOf(['status']), { protocol: 'http', display: 'http://127.0.0.1:8090' });
+  t.like(endpointOf(['refresh', 'taxi']), { protocol: 'http', display: 'http://127.0.0.1:8090' });
+  t.deepEqual(DEFAULT_ENDPOINTS, { sql: 'grpc://127.0.0.1:50051', status: 'http://127.0.0.1:8090', refresh: 'http://127.0.0.1:8090' });
+});
+
+test('status and refresh refuse a Flight endpoint with a usage error', (t) => {
+  t.throws(() => parseCommandLine(['status', '--endpoint', 'grpc://127.0.0.1:50051'], noEnv), {
+    instanceOf: UsageError,
+    message: 'quarry status talks to the HTTP API: pass an http:// or https:// --endpoint, or none for http://127.0.0.1:8090 (got grpc://127.0.0.1:50051)',
+  });
+  t.throws(() => parseCommandLine(['refresh', 'taxi', '--endpoint', 'grpc+tls://db.example:443'], noEnv), { instanceOf: UsageError, message: /^quarry refresh talks to the HTTP API/ });
 });
 
 test('the API key comes from --api-key, else QUARRY_API_KEY; empty means none', (t) => {
@@ -63,7 +85,7 @@ test('endpoints: schemes pick the protocol, bare host:port means http, path pref
   t.like(parseEndpoint('http://127.0.0.1:8090'), { protocol: 'http', tls: false, display: 'http://127.0.0.1:8090' });
   t.like(parseEndpoint('https://db.example'), { protocol: 'http', tls: true, display: 'https://db.example' });
   t.like(parseEndpoint('localhost:9000'), { protocol: 'http', display: 'http://localhost:9000' });
-  t.like(parseEndpoint('grpc://127.0.0.1:50051'), { protocol: 'flight', tls: false });
+  t.like(parseEndpoint('grpc://127.0.0.1:50051'), { protocol: 'flight', tls: false, display: 'grpc://127.0.0.1:50051' });
   t.like(parseEndpoint('grpc+tls://db.example:443'), { protocol: 'flight', tls: true });
   const prefixed = parseEndpoint('https://proxy.example/quarry');
   t.is(prefixed.display, 'https://proxy.example/quarry');
@@ -71,6 +93,16 @@ test('endpoints: schemes pick the protocol, bare host:port means http, path pref
   t.throws(() => parseEndpoint('ftp://x'), { instanceOf: UsageError, message: /unsupported scheme ftp:/ });
   t.throws(() => parseEndpoint('http://x/?a=1'), { instanceOf: UsageError });
   t.throws(() => parseEndpoint(''), { instanceOf: UsageError });
+});
+
+test('Flight endpoints are host and port: default ports, no path, no credentials', (t) => {
+  t.is(parseEndpoint('grpc://db.example').display, 'grpc://db.example:50051');
+  t.is(parseEndpoint('grpc+tls://db.example').display, 'grpc+tls://db.example:443');
+  t.is(parseEndpoint('grpc://[::1]:50051').url.host, '[::1]:50051');
+  t.is(parseEndpoint('grpc://127.0.0.1:50051/').display, 'grpc://127.0.0.1:50051');
+  t.throws(() => parseEndpoint('grpc://127.0.0.1:50051/quarry'), { instanceOf: UsageError, message: /host:port only, without a path/ });
+  t.throws(() => parseEndpoint('grpc://user:secret@127.0.0.1:50051'), { instanceOf: UsageError, message: /use --api-key/ });
+  t.throws(() => parseEndpoint('grpc://'), { instanceOf: UsageError, message: /names no host/ });
 });
 
 test('REPL commands: no semicolon needed, case and blanks ignored, SQL left alone', (t) => {

@@ -10,7 +10,6 @@ import {
   ServerError,
   TransportError,
   UnauthorizedError,
-  UnsupportedEndpointError,
   UsageError,
   describeError,
   exitCodeFor,
@@ -18,6 +17,7 @@ import {
 import { parseErrorBody } from '../../cli/quarry/http/error-body.js';
 import { HttpClient } from '../../cli/quarry/http/http-client.js';
 import { createQueryTransport } from '../../cli/quarry/transport/create-transport.js';
+import { FlightQueryTransport } from '../../cli/quarry/transport/flight-query-transport.js';
 import { HttpQueryTransport } from '../../cli/quarry/transport/http-query-transport.js';
 import { closedPort } from './helpers/closed-port.js';
 import { FakeRuntime } from './helpers/fake-runtime.js';
@@ -43,7 +43,6 @@ test('the lines users read for each kind of error', (t) => {
   t.is(describeError(new RuntimeUnavailableError('http://127.0.0.1:8090')), 'Error: runtime unavailable at http://127.0.0.1:8090: is quarryd running?');
   t.is(describeError(new CancelledError(), 'query'), 'Query cancelled.');
   t.is(exitCodeFor(new UsageError('x')), 2);
-  t.is(exitCodeFor(new UnsupportedEndpointError('x')), 2);
   t.is(exitCodeFor(new ServerError(400, undefined, 'x')), 1);
   t.is(exitCodeFor(new Error('unexpected')), 1);
 });
@@ -99,9 +98,12 @@ test('a result that breaks off midway is an error, not a short result', async (t
   await runtime.close();
 });
 
-test('a Flight endpoint has no transport yet', (t) => {
-  t.throws(() => createQueryTransport({ endpoint: parseEndpoint('grpc://127.0.0.1:50051'), apiKey: undefined, caCertificateFile: undefined }), {
-    instanceOf: UnsupportedEndpointError,
-    message: /not supported by this client yet/,
-  });
+test('grpc:// endpoints get the Flight transport, http:// the HTTP one', async (t) => {
+  const flight = await createQueryTransport({ endpoint: parseEndpoint('grpc://127.0.0.1:50051'), apiKey: undefined, caCertificateFile: undefined });
+  t.true(flight instanceof FlightQueryTransport);
+  t.is(flight.endpoint, 'grpc://127.0.0.1:50051');
+  flight.close();
+  const http = await createQueryTransport({ endpoint: parseEndpoint('http://127.0.0.1:8090'), apiKey: undefined, caCertificateFile: undefined });
+  t.true(http instanceof HttpQueryTransport);
+  http.close();
 });

@@ -136,10 +136,12 @@ test('a 401 says to check the API key, never that the runtime is unavailable', a
   );
 });
 
-test('Flight endpoints are refused with a clear message and the usage exit code', async (t) => {
-  const result = await runQuarry(['sql', '--endpoint', 'grpc://127.0.0.1:50051', '-e', 'select 1']);
-  t.is(result.code, 2);
-  t.regex(result.stderr, /Arrow Flight endpoints \(grpc:\/\/, grpc\+tls:\/\/\) are not supported by this client yet/);
+test('an http:// endpoint switches quarry sql from Flight to the HTTP API', async (t) => {
+  await withRuntime(async (runtime) => {
+    const result = await runQuarry(['sql', '--endpoint', runtime.endpoint, '-e', 'select 1 as one']);
+    t.is(result.code, 0, result.stderr);
+    t.truthy(runtime.requests.find((request) => request.path === '/v1/sql'), 'the query went to POST /v1/sql');
+  });
 });
 
 test('usage errors exit 2', async (t) => {

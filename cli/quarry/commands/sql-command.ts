@@ -15,7 +15,7 @@ export interface SqlCommandOptions {
 
 /** `quarry sql`: the REPL, or with `-e` one run of the given SQL and an exit code for scripts. */
 export async function runSqlCommand(options: SqlCommandOptions, io: CliIo): Promise<number> {
-  const transport = createQueryTransport(options.connection);
+  const transport = await createQueryTransport(options.connection);
   try {
     if (options.execute === undefined) return await runRepl({ transport, io, format: options.output });
     return await executeOnce(options.execute, options.output, transport, io);

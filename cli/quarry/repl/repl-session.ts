@@ -117,7 +117,7 @@ export class ReplSession {
     const { error, sql } = this.lastError;
     const lines: string[] = [];
     if (error instanceof ServerError) {
-      lines.push(`Status: HTTP ${error.status}`);
+      lines.push(`Status: ${error.statusText}`);
       if (error.code) lines.push(`Code: ${error.code}`);
       lines.push(`Message: ${error.serverMessage}`);
     } else {

@@ -1,21 +1,21 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from '../arguments.js';
-import { UnsupportedEndpointError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { HttpClient } from '../http/http-client.js';
 import { HttpQueryTransport } from './http-query-transport.js';
 import type { QueryTransport } from './query-transport.js';
 
-/** Picks the transport for the endpoint's protocol: the one place a Flight transport will plug in. */
-export function createQueryTransport(connection: ConnectionOptions): QueryTransport {
-  const { endpoint } = connection;
+/** Picks the transport for the endpoint's protocol: Flight SQL for grpc(+tls)://, the HTTP API for http(s)://. */
+export async function createQueryTransport(connection: ConnectionOptions): Promise<QueryTransport> {
+  const { endpoint, apiKey } = connection;
   switch (endpoint.protocol) {
     case 'http':
       return new HttpQueryTransport(createHttpClient(connection));
-    case 'flight':
-      throw new UnsupportedEndpointError(
-        `${endpoint.display}: Arrow Flight endpoints (grpc://, grpc+tls://) are not supported by this client yet; ` +
-          'use the HTTP endpoint, e.g. --endpoint http://127.0.0.1:8090',
-      );
+    case 'flight': {
+      // Loaded on demand: grpc-js and the Flight codecs cost start-up time HTTP users need not pay.
+      const { FlightQueryTransport } = await import('./flight-query-transport.js');
+      return new FlightQueryTransport({ endpoint, apiKey, caCertificate: readCaCertificate(connection.caCertificateFile) });
+    }
   }
 }
 

@@ -1,9 +1,9 @@
 import type { RecordBatch, Schema } from 'apache-arrow';
 
 /**
- * How the client runs SQL, independent of the wire. The HTTP transport is the only one
- * today; a Flight SQL transport (grpc:// endpoints) will implement the same interface, so
- * the REPL and `sql -e` never learn which protocol carried a query.
+ * How the client runs SQL, independent of the wire: Arrow Flight SQL for grpc(+tls)://
+ * endpoints (the default), the HTTP API for http(s)://. The REPL and `sql -e` never learn
+ * which protocol carried a query.
  */
 export interface QueryTransport {
   /** Where the queries go, as shown to users (`http://127.0.0.1:8090`). */
@@ -16,8 +16,9 @@ export interface QueryTransport {
   queryArrow(sql: string, options: QueryOptions): Promise<ArrowQueryResult>;
 
   /**
-   * Runs one statement and returns the result encoded by the runtime as JSON rows or CSV,
-   * for `--output json|csv` (a Flight transport would encode the Arrow batches itself).
+   * Runs one statement and returns the result encoded as JSON rows or CSV, for
+   * `--output json|csv`: by the runtime over HTTP, by the runtime's own encoders in the
+   * client over Flight, so both give the same bytes.
    */
   queryText(sql: string, format: TextFormat, options: QueryOptions): Promise<TextQueryResult>;
 
@@ -43,7 +44,7 @@ export interface ArrowQueryResult {
 }
 
 export interface TextQueryResult {
-  /** The encoded result as the runtime sends it, chunk by chunk. */
+  /** The encoded result, chunk by chunk as the batches arrive. */
   chunks: AsyncIterable<Uint8Array>;
   cacheStatus: CacheStatus;
 }
