@@ -204,8 +204,13 @@ export class Engine implements EngineApi {
         kind: classifyStatement(prepared.statementType),
         statementType: statementTypeName(prepared.statementType),
         parameterCount: prepared.parameterCount,
-        resultSchema: preparedResultSchema(prepared),
-        parameterSchema: preparedParameterSchema(prepared),
+        // Computed on demand: most queries never ask, and unresolved types only matter to Flight.
+        get resultSchema() {
+          return preparedResultSchema(prepared);
+        },
+        get parameterSchema() {
+          return preparedParameterSchema(prepared);
+        },
         logicalPlan: async () => {
           if (settled) throw new QuarryError('INTERNAL', 'the logical plan is available only before the query runs');
           return logicalPlanText(connection, sql).catch((error: unknown) => {

@@ -1,16 +1,27 @@
 import { Field, Schema, Utf8 } from 'apache-arrow';
-import type { DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { DuckDBPreparedStatement, DuckDBType } from '@duckdb/node-api';
 import { arrowFieldFor, arrowSchemaForColumns } from './arrow/index.js';
 
 /** The Arrow schema of a prepared statement's result, as DuckDB resolved it (no execution). */
 export function preparedResultSchema(prepared: DuckDBPreparedStatement): Schema {
   const names: string[] = [];
-  const types = [];
+  const types: DuckDBType[] = [];
   for (let index = 0; index < prepared.columnCount; index++) {
     names.push(prepared.columnName(index));
     types.push(prepared.columnType(index));
   }
-  return arrowSchemaForColumns(names, types);
+  try {
+    return arrowSchemaForColumns(names, types);
+  } catch {
+    // A column typed by an unbound parameter (`SELECT $1 + $2`) has no type until bound.
+    return new Schema(names.map((name, index) => {
+      try {
+        return arrowFieldFor(name, types[index]!);
+      } catch {
+        return new Field(name, new Utf8(), true);
+      }
+    }));
+  }
 }
 
 /**

@@ -12,6 +12,17 @@ import { CONTENT_TYPES, type ResultFormat } from './negotiate.js';
  */
 export async function sendResult(reply: FastifyReply, result: QueryResult, format: ResultFormat, extraHeaders: Record<string, string>): Promise<FastifyReply> {
   const iterator = result.batches[Symbol.asyncIterator]();
+  // A client that leaves before the body streams would otherwise leave the result open
+  // (the query never reported finished, its engine connection held): close it then.
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    void iterator.return?.();
+  };
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) close();
+  });
   let first: IteratorResult<RecordBatch> | undefined = await iterator.next();
   const replayed: AsyncIterable<RecordBatch> = {
     [Symbol.asyncIterator]: () => ({
@@ -21,7 +32,13 @@ export async function sendResult(reply: FastifyReply, result: QueryResult, forma
         first = undefined;
         return Promise.resolve(value);
       },
-      return: async () => (await iterator.return?.()) ?? { done: true, value: undefined },
+      return: async () => {
+        if (!closed) {
+          closed = true;
+          await iterator.return?.();
+        }
+        return { done: true, value: undefined };
+      },
     }),
   };
   const input = { schema: result.schema, batches: replayed };

@@ -7,7 +7,15 @@ import type { Logger } from '../log.js';
 import type { Engine } from '../engine/engine.js';
 import type { PhaseMachine } from '../lifecycle/phase.js';
 import { createStatementPolicy, insertTarget, referencedDatasets } from './statement-policy.js';
+import { LRUCache } from 'lru-cache';
+import type { PreparedQuery } from '../engine/engine.js';
 import type { CacheStatus, InboundRequest, Principal, Protocol, QueryOutcome, QueryRequest, QueryResult } from './types.js';
+
+interface Classification {
+  readonly kind: QueryRequest['kind'];
+  readonly statementType: string;
+  readonly datasets: readonly string[];
+}
 
 export interface ExecuteOptions {
   sql: string;
@@ -30,6 +38,11 @@ export class QueryPipeline {
   readonly #log: Logger;
   readonly #active = new Set<string>();
   readonly #idleWaiters = new Set<() => void>();
+  /**
+   * Statement kind by SQL text. Classifying needs a DuckDB prepare (about 0.3 ms); a repeated
+   * query (the cache-hit path) skips it. Only successful classifications are kept.
+   */
+  readonly #classifications = new LRUCache<string, Classification>({ max: 10_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (_value, key) => key.length * 2 + 64 });
 
   constructor(options: { hooks: Hooks; engine: Engine; phase: PhaseMachine; log: Logger }) {
     this.#hooks = options.hooks;
@@ -70,28 +83,33 @@ export class QueryPipeline {
     };
     const started = performance.now();
     this.#begin(request.id);
+    // Prepared lazily: a statement whose classification is memoised and that a cache
+    // answers never needs an engine connection.
+    let prepared: PreparedQuery | undefined;
+    let preparing: Promise<PreparedQuery> | undefined;
+    const prepare = () => (preparing ??= this.#engine.prepare(request.sql).then((query) => (prepared = query)));
     try {
-      const prepared = await this.#engine.prepare(request.sql);
-      request.kind = prepared.kind;
-      request.statementType = prepared.statementType;
-      request.datasets = referencedDatasets(request.sql, this.#engine.datasetNames());
+      const known = this.#classifications.get(request.sql) ?? (await this.#classify(request.sql, await prepare()));
+      request.kind = known.kind;
+      request.statementType = known.statementType;
+      request.datasets = [...known.datasets];
       let plan: Promise<string> | undefined;
-      request.logicalPlan = () => (plan ??= prepared.logicalPlan());
+      request.logicalPlan = () => (plan ??= prepare().then((query) => query.logicalPlan()));
       let result: QueryResult | undefined;
       let executionMs = () => 0;
       try {
         await this.#hooks.query.before.promise(request);
         result = (await this.#hooks.cache.lookup.promise(request)) ?? (await this.#hooks.query.instead.promise(request));
         if (result) {
-          prepared.close();
+          (await preparing?.catch(() => undefined))?.close();
         } else {
-          const stream = await prepared.execute(request.parameters, request.signal);
+          const stream = await (await prepare()).execute(request.parameters, request.signal);
           executionMs = stream.executionMs;
           const fresh: QueryResult = { schema: stream.schema, batches: stream.batches, cacheStatus: 'BYPASS', headers: {} };
           result = await this.#hooks.cache.store.promise(fresh, request);
         }
       } catch (error) {
-        prepared.close();
+        (await preparing?.catch(() => undefined))?.close();
         throw error;
       }
       return { request, result: this.#observe(request, result, started, executionMs) };
@@ -100,6 +118,17 @@ export class QueryPipeline {
       await this.#after(request, started, { status: failure.code === 'QUERY_CANCELLED' ? 'cancelled' : 'error', error: failure, rows: 0, executionMs: 0, cacheStatus: undefined });
       throw failure;
     }
+  }
+
+  /** Classifies a prepared statement and remembers it by its text (statement type depends on the text alone). */
+  #classify(sql: string, query: PreparedQuery): Classification {
+    const classification: Classification = {
+      kind: query.kind,
+      statementType: query.statementType,
+      datasets: referencedDatasets(sql, this.#engine.datasetNames()),
+    };
+    this.#classifications.set(sql, classification);
+    return classification;
   }
 
   /** Wraps the batches to count rows and fire `query.after` exactly once when the stream ends. */

@@ -38,7 +38,7 @@ export function copyBits(source: Uint8Array, sourceStart: number, target: Uint8A
     // The common case: whole chunks appended at chunk-aligned positions.
     const wholeBytes = count >> 3;
     const from = sourceStart >> 3;
-    target.set(source.subarray(from, from + wholeBytes), targetStart >> 3);
+    target.set(new Uint8Array(source.buffer, source.byteOffset + from, wholeBytes), targetStart >> 3);
     i = wholeBytes << 3;
   } else if ((targetStart & 7) === 0) {
     const shift = sourceStart & 7;

@@ -10,18 +10,26 @@ import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
 import { makeData, RecordBatch, Struct, type Schema } from 'apache-arrow';
 import type { ColumnAccumulator } from './accumulators/column-accumulator.js';
 import { createAccumulator } from './accumulators/create-accumulator.js';
-import { chunkRowCount, chunkVector } from './duckdb-vectors.js';
+import { chunkRowCount, chunkVector, type RawVector } from './duckdb-vectors.js';
 import { rowRange } from './row-selection.js';
 
 export interface BatchSizeOptions {
   /** Cut a batch at this many rows (default 65,536). */
   readonly targetRowsPerBatch?: number;
-  /** Cut a batch once its buffers hold about this many bytes (default 8 MiB). */
+  /**
+   * Keep a batch's buffers under about this many bytes (default 4 MiB − 64 KiB): a chunk
+   * that would take the batch past it starts the next batch instead. Only a single chunk
+   * bigger than the target makes a bigger batch.
+   */
   readonly targetBytesPerBatch?: number;
 }
 
 export const DEFAULT_TARGET_ROWS_PER_BATCH = 65_536;
-export const DEFAULT_TARGET_BYTES_PER_BATCH = 8 * 1024 * 1024;
+/**
+ * A batch and its IPC framing then fit one 4 MiB message, the receive limit most gRPC
+ * clients start with, so Flight sends each batch as it is instead of re-encoding slices.
+ */
+export const DEFAULT_TARGET_BYTES_PER_BATCH = 4 * 1024 * 1024 - 64 * 1024;
 
 /**
  * Accumulates DuckDB chunks of one result into Arrow record batches of `schema`.
@@ -36,6 +44,8 @@ export const DEFAULT_TARGET_BYTES_PER_BATCH = 8 * 1024 * 1024;
 export class BatchAssembler {
   readonly schema: Schema;
   private readonly columns: ColumnAccumulator[];
+  /** The current chunk's vectors, one per column (reused across chunks). */
+  private readonly vectors: RawVector[];
   private readonly targetRows: number;
   private readonly targetBytes: number;
   private rows = 0;
@@ -50,6 +60,7 @@ export class BatchAssembler {
     }
     this.schema = schema;
     this.columns = duckdbTypes.map((type, i) => createAccumulator(type, schema.fields[i]!.type));
+    this.vectors = new Array<RawVector>(this.columns.length);
     this.targetRows = Math.max(1, Math.floor(options.targetRowsPerBatch ?? DEFAULT_TARGET_ROWS_PER_BATCH));
     this.targetBytes = Math.max(1, options.targetBytesPerBatch ?? DEFAULT_TARGET_BYTES_PER_BATCH);
   }
@@ -61,18 +72,27 @@ export class BatchAssembler {
 
   /**
    * Copies a chunk in and returns the batches it completed (usually none or one). A chunk
-   * that crosses the row target is split, so no batch exceeds `targetRowsPerBatch`.
+   * that crosses the row target is split, so no batch exceeds `targetRowsPerBatch`; a
+   * chunk that would cross the byte target (judged by the batch's bytes per row so far)
+   * goes into the next batch.
    */
   append(chunk: DuckDBDataChunk): RecordBatch[] {
     const raw = chunk.chunk;
     const chunkRows = chunkRowCount(raw);
     const completed: RecordBatch[] = [];
-    const vectors = this.columns.map((_, i) => chunkVector(raw, i));
+    if (chunkRows === 0) return completed;
+    const columns = this.columns;
+    const vectors = this.vectors;
+    for (let i = 0; i < columns.length; i++) vectors[i] = chunkVector(raw, i);
+    if (this.rows > 0) {
+      const bytes = this.bufferedBytes();
+      if (bytes + (bytes / this.rows) * Math.min(chunkRows, this.targetRows - this.rows) > this.targetBytes) completed.push(this.emit());
+    }
     let start = 0;
     while (start < chunkRows) {
       const take = Math.min(chunkRows - start, this.targetRows - this.rows);
       const rows = rowRange(start, take);
-      for (let i = 0; i < this.columns.length; i++) this.columns[i]!.append(vectors[i]!, chunkRows, rows);
+      for (let i = 0; i < columns.length; i++) columns[i]!.append(vectors[i]!, chunkRows, rows);
       this.rows += take;
       start += take;
       if (this.rows >= this.targetRows || this.bufferedBytes() >= this.targetBytes) completed.push(this.emit());
@@ -85,10 +105,11 @@ export class BatchAssembler {
     return this.rows > 0 ? this.emit() : null;
   }
 
+  /** Bytes the batch's buffers would take now: values plus a validity bitmap and padding allowance per column. */
   private bufferedBytes(): number {
     let bytes = 0;
     for (const column of this.columns) bytes += column.byteLength;
-    return bytes;
+    return bytes + this.columns.length * (((this.rows + 7) >> 3) + 64);
   }
 
   private emit(): RecordBatch {

@@ -39,8 +39,7 @@ export class GrowableBytes {
    * growing to it by doubling would copy everything about once more.
    */
   take(): Uint8Array {
-    const taken = this.bytes.subarray(0, this.length);
-    this.bytes = new Uint8Array(Math.max(this.initialCapacity, this.length + (this.length >> 3)));
+    const taken = this.bytes.slice(0, this.length);
     this.length = 0;
     return taken;
   }

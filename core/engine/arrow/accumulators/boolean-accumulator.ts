@@ -30,7 +30,16 @@ export class BooleanAccumulator implements ColumnAccumulator {
     let target = this.length;
     if (rows.indexes === null && width === 1) {
       const end = rows.start + rows.count;
-      for (let row = rows.start; row < end; row++, target++) {
+      let row = rows.start;
+      if ((target & 7) === 0) {
+        // Chunks start on byte boundaries: pack eight values into each output byte.
+        for (let byte = target >> 3; row + 8 <= end; row += 8, target += 8, byte++) {
+          bits[byte] =
+            (source[row] !== 0 ? 1 : 0) | (source[row + 1] !== 0 ? 2 : 0) | (source[row + 2] !== 0 ? 4 : 0) | (source[row + 3] !== 0 ? 8 : 0) |
+            (source[row + 4] !== 0 ? 16 : 0) | (source[row + 5] !== 0 ? 32 : 0) | (source[row + 6] !== 0 ? 64 : 0) | (source[row + 7] !== 0 ? 128 : 0);
+        }
+      }
+      for (; row < end; row++, target++) {
         if (source[row] !== 0) bits[target >> 3]! |= 1 << (target & 7);
       }
     } else {

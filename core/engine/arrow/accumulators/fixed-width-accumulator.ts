@@ -35,7 +35,10 @@ export class FixedWidthAccumulator implements ColumnAccumulator {
     const target = this.values.reserve(rows.count * width);
     const at = this.values.length;
     if (rows.indexes === null) {
-      target.set(source.subarray(rows.start * width, (rows.start + rows.count) * width), at);
+      // A whole chunk is the usual case: copy the view as is. Otherwise a plain Uint8Array
+      // view (Buffer#subarray builds a Buffer, which costs more than the copy of a chunk).
+      const bytes = rows.count * width;
+      target.set(rows.start === 0 && bytes === source.length ? source : new Uint8Array(source.buffer, source.byteOffset + rows.start * width, bytes), at);
     } else {
       // Byte copies: going through Float64Array elements could canonicalise NaN payloads.
       const { indexes } = rows;

@@ -1,8 +1,7 @@
 import { makeData, type Binary, type Data, type Utf8 } from 'apache-arrow';
-import { isBitSet } from '../bitmaps.js';
-import { bytesAtPointer, vectorBytes, type RawVector } from '../duckdb-vectors.js';
+import { bytesAtPointer, vectorBytes, vectorValidity, type RawVector } from '../duckdb-vectors.js';
 import { GrowableBytes } from '../growable-bytes.js';
-import { sourceRow, type RowSelection } from '../row-selection.js';
+import type { RowSelection } from '../row-selection.js';
 import { ValidityBuilder } from '../validity-builder.js';
 import type { ColumnAccumulator } from './column-accumulator.js';
 
@@ -11,6 +10,8 @@ const STRING_T_BYTES = 16;
 const INLINE_LIMIT = 12;
 const TWO_TO_32 = 4294967296;
 const MAX_OFFSET = 0x7fffffff;
+/** Run members at most this long are copied byte by byte; longer ones with one `set`. */
+const SHORT_COPY = 32;
 
 /**
  * VARCHAR → Utf8 and BLOB/GEOMETRY → Binary, straight from `string_t` memory into Arrow
@@ -21,6 +22,11 @@ const MAX_OFFSET = 0x7fffffff;
  * a chunk's long strings out back to back, so consecutive strings whose bytes are
  * adjacent form a run read with one call; the run's span holds nothing but those
  * strings' own bytes, so reading it never touches memory outside them.
+ *
+ * Performance notes (this loop runs once per string of every result): no closures over
+ * mutable locals (V8 would keep them in a heap context), no typed-array views created per
+ * string (a Buffer `subarray` costs far more than copying a 20-byte string), and the
+ * whole-vector case reads rows by index without going through a RowSelection.
  */
 export class StringAccumulator implements ColumnAccumulator {
   private readonly data = new GrowableBytes(64 * 1024);
@@ -43,14 +49,17 @@ export class StringAccumulator implements ColumnAccumulator {
   append(vector: RawVector, vectorLength: number, rows: RowSelection): void {
     const { count } = rows;
     if (count === 0) return;
-    const mask = this.validity.appendFromVector(vector, vectorLength, rows);
+    const mask = vectorValidity(vector, vectorLength);
+    this.validity.appendFromMask(mask, rows);
     const source = vectorBytes(vector, vectorLength * STRING_T_BYTES);
     const words = new Uint32Array(source.buffer, source.byteOffset, vectorLength * 4);
+    const indexes = rows.indexes;
+    const start = rows.start;
 
     let total = 0;
     for (let i = 0; i < count; i++) {
-      const row = sourceRow(rows, i);
-      if (mask === null || isBitSet(mask, row)) total += words[row * 4]!;
+      const row = indexes === null ? start + i : indexes[i]!;
+      if (mask === null || ((mask[row >> 3]! >> (row & 7)) & 1) === 1) total += words[row << 2]!;
     }
     if (this.data.length + total > MAX_OFFSET) {
       throw new Error(`a string column exceeds 2 GiB in one batch (${this.data.length + total} bytes); lower the batch size`);
@@ -67,45 +76,33 @@ export class StringAccumulator implements ColumnAccumulator {
     const runLengths = this.runLengths;
 
     const buffer = source.buffer as ArrayBuffer;
+    const base = source.byteOffset;
     let position = this.data.length;
-    // Current run of adjacent out-of-line strings.
+    // Current run of adjacent out-of-line strings: its members' output positions and
+    // lengths, where its first pointer sits in `source`, and its span in DuckDB memory.
     let runMembers = 0;
     let runSlot = 0;
     let runStart = 0;
     let runEnd = -1;
     let runTargetContiguous = true;
 
-    const closeRun = (): void => {
-      const span = bytesAtPointer(buffer, runSlot, runEnd - runStart);
-      if (runTargetContiguous) {
-        out.set(span, runTargets[0]!);
-      } else {
-        let from = 0;
-        for (let m = 0; m < runMembers; m++) {
-          const length = runLengths[m]!;
-          out.set(span.subarray(from, from + length), runTargets[m]!);
-          from += length;
-        }
-      }
-      runMembers = 0;
-    };
-
     for (let i = 0; i < count; i++) {
-      const row = sourceRow(rows, i);
-      if (mask === null || isBitSet(mask, row)) {
-        const slot = row * 4;
+      const row = indexes === null ? start + i : indexes[i]!;
+      if (mask === null || ((mask[row >> 3]! >> (row & 7)) & 1) === 1) {
+        const slot = row << 2;
         const length = words[slot]!;
         if (length <= INLINE_LIMIT) {
-          const from = row * STRING_T_BYTES + 4;
+          const from = (row << 4) + 4;
           for (let b = 0; b < length; b++) out[position + b] = source[from + b]!;
         } else {
           const address = words[slot + 3]! * TWO_TO_32 + words[slot + 2]!;
           if (runMembers > 0 && address === runEnd) {
-            if (runTargets[runMembers - 1]! + runLengths[runMembers - 1]! !== position) runTargetContiguous = false;
+            if (runTargetContiguous && runTargets[runMembers - 1]! + runLengths[runMembers - 1]! !== position) runTargetContiguous = false;
             runEnd += length;
           } else {
-            if (runMembers > 0) closeRun();
-            runSlot = source.byteOffset + row * STRING_T_BYTES + 8;
+            if (runMembers > 0) copyRun(out, buffer, runSlot, runEnd - runStart, runMembers, runTargets, runLengths, runTargetContiguous);
+            runMembers = 0;
+            runSlot = base + (row << 4) + 8;
             runStart = address;
             runEnd = address + length;
             runTargetContiguous = true;
@@ -118,7 +115,7 @@ export class StringAccumulator implements ColumnAccumulator {
       }
       offsets[offsetAt++] = position;
     }
-    if (runMembers > 0) closeRun();
+    if (runMembers > 0) copyRun(out, buffer, runSlot, runEnd - runStart, runMembers, runTargets, runLengths, runTargetContiguous);
     this.data.length = position;
     this.offsets.length = offsetAt * 4;
     this.length += count;
@@ -134,5 +131,42 @@ export class StringAccumulator implements ColumnAccumulator {
     this.length = 0;
     const valueOffsets = new Int32Array(offsetBytes.buffer, offsetBytes.byteOffset, length + 1);
     return makeData({ type: this.type, length, nullCount, nullBitmap, valueOffsets, data } as never);
+  }
+}
+
+/**
+ * Reads one run's span (the pointer of its first member sits at `pointerOffset` of
+ * `buffer`) and scatters its members to their output positions.
+ */
+function copyRun(
+  out: Uint8Array,
+  buffer: ArrayBuffer,
+  pointerOffset: number,
+  spanLength: number,
+  members: number,
+  targets: Int32Array,
+  lengths: Int32Array,
+  contiguous: boolean,
+): void {
+  const span = bytesAtPointer(buffer, pointerOffset, spanLength);
+  if (contiguous) {
+    out.set(span, targets[0]!);
+    return;
+  }
+  // Members whose outputs are back to back (no inline string between them) go together.
+  let from = 0;
+  let m = 0;
+  while (m < members) {
+    const to = targets[m]!;
+    let length = lengths[m]!;
+    let next = m + 1;
+    while (next < members && targets[next] === to + length) length += lengths[next++]!;
+    if (length <= SHORT_COPY) {
+      for (let b = 0; b < length; b++) out[to + b] = span[from + b]!;
+    } else {
+      out.set(new Uint8Array(span.buffer, span.byteOffset + from, length), to);
+    }
+    from += length;
+    m = next;
   }
 }

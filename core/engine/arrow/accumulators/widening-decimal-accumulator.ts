@@ -1,7 +1,7 @@
 import { makeData, type Data, type Decimal } from 'apache-arrow';
 import { vectorBytes, type RawVector } from '../duckdb-vectors.js';
 import { GrowableBytes } from '../growable-bytes.js';
-import { sourceRow, type RowSelection } from '../row-selection.js';
+import type { RowSelection } from '../row-selection.js';
 import { ValidityBuilder } from '../validity-builder.js';
 import type { ColumnAccumulator } from './column-accumulator.js';
 
@@ -36,32 +36,48 @@ export class WideningDecimalAccumulator implements ColumnAccumulator {
     const bytes = vectorBytes(vector, vectorLength * this.sourceWidth);
     this.values.reserve(count * words * 4);
     const target = new Int32Array(this.values.bytes.buffer, this.values.length, count * words);
+    const indexes = rows.indexes;
     switch (this.sourceWidth) {
-      case 2: {
-        const source = new Int16Array(bytes.buffer, bytes.byteOffset, vectorLength);
-        for (let i = 0; i < count; i++) signExtend(target, i * words, words, source[sourceRow(rows, i)]!, 1);
-        break;
-      }
+      case 2:
       case 4: {
-        const source = new Int32Array(bytes.buffer, bytes.byteOffset, vectorLength);
-        for (let i = 0; i < count; i++) signExtend(target, i * words, words, source[sourceRow(rows, i)]!, 1);
+        const source = this.sourceWidth === 2 ? new Int16Array(bytes.buffer, bytes.byteOffset, vectorLength) : new Int32Array(bytes.buffer, bytes.byteOffset, vectorLength);
+        for (let i = 0, to = 0; i < count; i++, to += words) {
+          const value = source[indexes === null ? rows.start + i : indexes[i]!]!;
+          const sign = value >> 31;
+          target[to] = value;
+          for (let w = 1; w < words; w++) target[to + w] = sign;
+        }
         break;
       }
       case 8: {
         const source = new Int32Array(bytes.buffer, bytes.byteOffset, vectorLength * 2);
-        for (let i = 0; i < count; i++) {
-          const row = sourceRow(rows, i);
-          target[i * words] = source[row * 2]!;
-          signExtend(target, i * words + 1, words - 1, source[row * 2 + 1]!, 1);
+        if (indexes === null && words === 4) {
+          // DECIMAL(10..18) → Decimal128, the common case: low word, high word, two sign words.
+          for (let from = rows.start * 2, to = 0, end = count * 4; to < end; to += 4, from += 2) {
+            const high = source[from + 1]!;
+            const sign = high >> 31;
+            target[to] = source[from]!;
+            target[to + 1] = high;
+            target[to + 2] = sign;
+            target[to + 3] = sign;
+          }
+        } else {
+          for (let i = 0, to = 0; i < count; i++, to += words) {
+            const row = indexes === null ? rows.start + i : indexes[i]!;
+            const high = source[row * 2 + 1]!;
+            const sign = high >> 31;
+            target[to] = source[row * 2]!;
+            target[to + 1] = high;
+            for (let w = 2; w < words; w++) target[to + w] = sign;
+          }
         }
         break;
       }
       case 16: {
         const source = new Int32Array(bytes.buffer, bytes.byteOffset, vectorLength * 4);
-        for (let i = 0; i < count; i++) {
-          const row = sourceRow(rows, i);
-          const to = i * words;
-          for (let w = 0; w < 4; w++) target[to + w] = source[row * 4 + w]!;
+        for (let i = 0, to = 0; i < count; i++, to += words) {
+          const from = (indexes === null ? rows.start + i : indexes[i]!) * 4;
+          for (let w = 0; w < 4; w++) target[to + w] = source[from + w]!;
           for (let w = 4; w < words; w++) target[to + w] = 0;
         }
         break;
@@ -78,11 +94,4 @@ export class WideningDecimalAccumulator implements ColumnAccumulator {
     this.length = 0;
     return makeData({ type: this.type, length, nullCount, nullBitmap, data: new Uint32Array(data.buffer, data.byteOffset, data.byteLength / 4) });
   }
-}
-
-/** Writes `value` then its sign into the remaining words of one little-endian integer. */
-function signExtend(target: Int32Array, at: number, wordCount: number, value: number, valueWords: number): void {
-  target[at] = value;
-  const sign = value < 0 ? -1 : 0;
-  for (let w = valueWords; w < wordCount; w++) target[at + w] = sign;
 }
