@@ -3,15 +3,15 @@ import { Engine } from './engine/engine.js';
 import { QuarryError, toQuarryError } from './errors/quarry-error.js';
 import { createHooks, type Hooks } from './hooks/hooks.js';
 import { STAGE } from './hooks/stages.js';
-import { createHttpServer } from './http/server.js';
+import { createHttpServer, listenHttp } from './http/server.js';
 import type { ListenerState, ListenerStatus, RouteContext } from './http/routes/context.js';
 import { registerDatasetRoutes } from './http/routes/datasets.js';
 import { registerProbeRoutes } from './http/routes/probes.js';
 import { registerSqlRoute } from './http/routes/sql.js';
 import { registerStatusRoute } from './http/routes/status.js';
 import { PhaseMachine, type Phase } from './lifecycle/phase.js';
-import { formatAddress, parseListenAddress } from './listeners/address.js';
-import { loadTlsMaterial, type TlsMaterial } from './listeners/tls-material.js';
+import { parseListenAddress } from './listeners/address.js';
+import { TlsService, type TlsReloadOutcome } from './listeners/tls-service.js';
 import { startFlightListener, type FlightListener } from './flight/listener.js';
 import type { Logger } from './log.js';
 import type { Manifest, ManifestSource } from './manifest/types.js';
@@ -54,7 +54,7 @@ export class Runtime {
   #httpEndpoint = '';
   #flight: FlightListener | undefined;
   readonly #pluginListeners: ListenerReport[] = [];
-  readonly #tls: TlsMaterial | undefined;
+  readonly #tls: TlsService | undefined;
   #registered = false;
   #loading: Promise<void> | undefined;
   #stopping: Promise<void> | undefined;
@@ -65,8 +65,8 @@ export class Runtime {
     this.source = options.source;
     this.log = options.log;
     const tls = options.manifest.runtime.tls;
-    this.#tls = tls?.enabled ? loadTlsMaterial(tls, options.source.directory, options.log) : undefined;
-    this.http = createHttpServer({ hooks: this.hooks, phase: this.#phase, log: options.log.child('http'), https: this.#tls });
+    this.#tls = tls?.enabled ? TlsService.fromConfig(tls, options.source.directory, options.log.child('tls'), this.metrics) : undefined;
+    this.http = createHttpServer({ hooks: this.hooks, phase: this.#phase, log: options.log.child('http'), tls: this.#tls });
     const routes = this.#routeContext();
     registerProbeRoutes(this.http, routes);
     registerStatusRoute(this.http, routes);
@@ -100,6 +100,17 @@ export class Runtime {
   /** The bound Flight SQL address (`host:port`), once started; empty when Flight is off. */
   get flightEndpoint(): string {
     return this.#flight?.endpoint ?? '';
+  }
+
+  /** The TLS service every listener follows (undefined when runtime.tls is off): a metrics listener subscribes to it too. */
+  get tls(): TlsService | undefined {
+    return this.#tls;
+  }
+
+  /** Re-reads file-based TLS material (quarryd: on SIGHUP); on failure the previous certificate stays (docs/tls.md). */
+  reloadTls(): TlsReloadOutcome | undefined {
+    if (!this.#tls) this.log.info('TLS reload requested, but TLS is not enabled (runtime.tls.enabled): nothing to reload');
+    return this.#tls?.reload();
   }
 
   /** Resolves when every accelerated dataset has loaded (or failed). */
@@ -168,6 +179,7 @@ export class Runtime {
         metrics: this.#options.metrics,
       },
       reportListener: (listener: ListenerReport) => this.#pluginListeners.push(listener),
+      tls: this.#tls,
       manifest: () => this.#manifest,
       engine: () => this.#engine,
       pipeline: () => this.#pipeline,
@@ -185,28 +197,10 @@ export class Runtime {
   }
 
   async #listenHttp(): Promise<void> {
-    const { host, port } = parseListenAddress(this.#options.http ?? '127.0.0.1:8090', '--http');
-    try {
-      await this.http.listen({ host, port });
-    } catch (error) {
-      throw new QuarryError('LISTENER_FAILED', `cannot listen on ${formatAddress(host, port)} (--http): ${(error as Error).message}`, { cause: error });
-    }
-    const address = this.http.server.address();
-    const boundPort = typeof address === 'object' && address ? address.port : port;
-    this.#httpEndpoint = formatAddress(host, boundPort);
-    this.hooks.shutdown.stop.tapPromise({ name: 'core:http', stage: STAGE.STOP_LISTENERS }, async () => {
-      const closing = this.http.close();
-      // Keep-alive sockets would hold close() open until they time out: close each one as
-      // soon as its last response is done (in-flight responses finish first).
-      this.http.server.closeIdleConnections();
-      const sweep = setInterval(() => this.http.server.closeIdleConnections(), 25);
-      try {
-        await closing;
-      } finally {
-        clearInterval(sweep);
-      }
-    });
-    this.log.info('HTTP listening', { endpoint: `${this.http.initialConfig.https ? 'https' : 'http'}://${this.#httpEndpoint}` });
+    const listener = await listenHttp(this.http, this.#options.http ?? '127.0.0.1:8090');
+    this.#httpEndpoint = listener.endpoint;
+    this.hooks.shutdown.stop.tapPromise({ name: 'core:http', stage: STAGE.STOP_LISTENERS }, () => listener.close());
+    this.log.info('HTTP listening', { endpoint: `${this.#tls ? 'https' : 'http'}://${this.#httpEndpoint}` });
   }
 
   async #listenFlight(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { QuarryPlugin } from '../core/plugins/types.js';
 import { createApiKeyPlugin } from './api-key/index.js';
+import { createClientCertPlugin } from './client-cert/index.js';
 import { createCorsPlugin } from './cors/index.js';
 import { createFunctionsPlugin } from './functions/index.js';
 import { createMcpPlugin } from './mcp/index.js';
@@ -17,6 +18,7 @@ import { createTelemetryPlugin } from './telemetry/index.js';
 export function defaultPlugins(): QuarryPlugin[] {
   return [
     createApiKeyPlugin(),
+    createClientCertPlugin(),
     createCorsPlugin(),
     createResultsCachePlugin(),
     createTelemetryPlugin(),

@@ -29,10 +29,17 @@ Options:
   --tls-enabled true|false     override runtime.tls.enabled
   --tls-certificate PEM        inline certificate (or --tls-certificate-file PATH)
   --tls-key PEM                inline private key (or --tls-key-file PATH)
+  --tls-client-auth-mode MODE  none | request | required (client certificates, mTLS)
+  --tls-client-auth-ca-file PATH
+                               PEM CA bundle client certificates are verified against
   -v, -vv, --very-verbose      more logging (beats QUARRY_OUTPUT_LEVEL and runtime.output_level)
   --output-level LEVEL         info | verbose | very_verbose
   -h, --help                   this text
   --version                    the version
+
+Signals:
+  SIGTERM, SIGINT              drain in-flight work and stop (a second one: exit at once)
+  SIGHUP                       re-read file-based TLS certificate, key and client CA
 `;
 
 const levels: readonly OutputLevel[] = ['info', 'verbose', 'very_verbose'];
@@ -56,6 +63,8 @@ export function parseDaemonArguments(argv: readonly string[]): DaemonArguments {
       'tls-certificate-file': { type: 'string' },
       'tls-key': { type: 'string' },
       'tls-key-file': { type: 'string' },
+      'tls-client-auth-mode': { type: 'string' },
+      'tls-client-auth-ca-file': { type: 'string' },
       verbose: { type: 'boolean', short: 'v', multiple: true },
       'very-verbose': { type: 'boolean' },
       'output-level': { type: 'string' },
@@ -98,6 +107,8 @@ function tlsOverrides(values: Record<string, unknown>): string[] {
     ['tls-certificate-file', 'certificate_file'],
     ['tls-key', 'key'],
     ['tls-key-file', 'key_file'],
+    ['tls-client-auth-mode', 'client_auth_mode'],
+    ['tls-client-auth-ca-file', 'client_auth_ca_file'],
   ] as const) {
     const value = values[flag];
     if (typeof value === 'string') overrides.push(`tls.${field}=${JSON.stringify(value)}`);

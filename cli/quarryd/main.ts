@@ -51,6 +51,11 @@ async function main(argv: readonly string[]): Promise<number> {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
+  // SIGHUP re-reads file-based TLS certificate, key and client CA (instead of Node's default: exit).
+  process.on('SIGHUP', () => {
+    log.info('SIGHUP received: reloading TLS certificates');
+    runtime.reloadTls();
+  });
   log.info('starting quarry', { version: QUARRY_VERSION, manifest: loaded.source.file, plugins: loaded.plugins.map((p) => p.name).join(',') });
   await runtime.start();
   return exitCode;

@@ -4,6 +4,9 @@ import { QuarryError } from '../errors/quarry-error.js';
 import type { Hooks } from '../hooks/hooks.js';
 import type { PhaseMachine } from '../lifecycle/phase.js';
 import { formatAddress, parseListenAddress } from '../listeners/address.js';
+import { grpcTlsCredentials, type GrpcTlsCredentials } from '../listeners/grpc-tls-credentials.js';
+import type { TlsMaterial } from '../listeners/tls-material.js';
+import { TlsService } from '../listeners/tls-service.js';
 import type { Logger } from '../log.js';
 import type { Manifest } from '../manifest/types.js';
 import type { QueryPipeline } from '../pipeline/pipeline.js';
@@ -32,7 +35,11 @@ export interface FlightListenerOptions {
   manifest: Manifest;
   log: Logger;
   phase: PhaseMachine;
-  tls?: { cert: string; key: string } | undefined;
+  /**
+   * TLS: the runtime's TLS service (reloaded on SIGHUP, client certificates per
+   * client_auth_mode), or fixed material; absent means plaintext gRPC.
+   */
+  tls?: TlsService | TlsMaterial | undefined;
 }
 
 export interface FlightListener {
@@ -89,15 +96,18 @@ export async function startFlightListener(options: FlightListenerOptions): Promi
     ListActions: listActionsHandler(context),
   });
 
-  const credentials = options.tls
-    ? grpc.ServerCredentials.createSsl(null, [{ private_key: Buffer.from(options.tls.key), cert_chain: Buffer.from(options.tls.cert) }], false)
-    : grpc.ServerCredentials.createInsecure();
+  const tls: GrpcTlsCredentials | undefined = options.tls
+    ? grpcTlsCredentials(options.tls instanceof TlsService ? options.tls : TlsService.fromMaterial(options.tls, 'none'))
+    : undefined;
+  const credentials = tls?.credentials ?? grpc.ServerCredentials.createInsecure();
   const boundPort = await new Promise<number>((resolve, reject) => {
     server.bindAsync(formatAddress(host, port), credentials, (error, bound) => {
       if (error) reject(new QuarryError('LISTENER_FAILED', `cannot listen on ${formatAddress(host, port)} (--flight): ${error.message}`, { cause: error }));
       else resolve(bound);
     });
   });
+  // grpc-js drops connections until the certificate provider's first (asynchronous) delivery.
+  await tls?.whenReady();
   const endpoint = formatAddress(host, boundPort);
   options.log.debug('Flight limits', {
     max_receive_message_bytes: limits.receiveMessageBytes,
@@ -114,6 +124,7 @@ export async function startFlightListener(options: FlightListenerOptions): Promi
       closing ??= new Promise<void>((resolve) => {
         const finish = () => {
           clearTimeout(timer);
+          tls?.dispose();
           statements.close();
           resolve();
         };

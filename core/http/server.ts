@@ -1,9 +1,11 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { QuarryError, toQuarryError } from '../errors/quarry-error.js';
 import type { Hooks } from '../hooks/hooks.js';
+import type { TlsService } from '../listeners/tls-service.js';
 import type { PhaseMachine } from '../lifecycle/phase.js';
 import type { Logger } from '../log.js';
 import { admit } from '../pipeline/admission.js';
+import { formatAddress, parseListenAddress } from '../listeners/address.js';
 import { formatSize } from '../units.js';
 import { buildInbound } from './inbound.js';
 
@@ -21,7 +23,22 @@ export interface HttpServerOptions {
   phase: PhaseMachine;
   log: Logger;
   bodyLimit?: number;
-  https?: { key: string | Buffer; cert: string | Buffer } | undefined;
+  /** HTTPS from the runtime's TLS service: reloads reach new connections; open ones keep their context. */
+  tls?: TlsService | undefined;
+}
+
+/**
+ * Node https options for the service. With client auth on, certificates are requested but
+ * never required at the handshake (`rejectUnauthorized: false`): `/health` and `/v1/ready`
+ * must stay reachable for probes, so the client-cert plugin decides per route.
+ */
+function httpsOptions(tls: TlsService) {
+  const { cert, key, ca } = tls.material;
+  return {
+    cert,
+    key,
+    ...(tls.requestsClientCertificate ? { ca, requestCert: true, rejectUnauthorized: false } : {}),
+  };
 }
 
 /**
@@ -37,8 +54,16 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     // Queries may legitimately take minutes; the engine, not the socket, bounds them.
     requestTimeout: 0,
     return503OnClosing: false,
-    ...(options.https ? { https: options.https } : {}),
+    ...(options.tls ? { https: httpsOptions(options.tls) } : {}),
   }) as unknown as FastifyInstance;
+
+  if (options.tls) {
+    const server = app.server as unknown as { setSecureContext(options: object): void };
+    const unsubscribe = options.tls.subscribe(({ cert, key, ca }) => server.setSecureContext({ cert, key, ...(ca !== undefined ? { ca } : {}) }));
+    app.addHook('onClose', async () => {
+      unsubscribe();
+    });
+  }
 
   app.decorateRequest('inbound', null as never);
   app.removeAllContentTypeParsers();
@@ -69,6 +94,31 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   });
 
   return app;
+}
+
+/** Binds the HTTP listener (`--http`); `close()` stops it without waiting for idle keep-alive sockets to time out. */
+export async function listenHttp(app: FastifyInstance, address: string): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const { host, port } = parseListenAddress(address, '--http');
+  try {
+    await app.listen({ host, port });
+  } catch (error) {
+    throw new QuarryError('LISTENER_FAILED', `cannot listen on ${formatAddress(host, port)} (--http): ${(error as Error).message}`, { cause: error });
+  }
+  const bound = app.server.address();
+  const endpoint = formatAddress(host, typeof bound === 'object' && bound ? bound.port : port);
+  const close = async () => {
+    const closing = app.close();
+    // Keep-alive sockets would hold close() open until they time out: close each one as
+    // soon as its last response is done (in-flight responses finish first).
+    app.server.closeIdleConnections();
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 25);
+    try {
+      await closing;
+    } finally {
+      clearInterval(sweep);
+    }
+  };
+  return { endpoint, close };
 }
 
 function fromFastifyError(error: FastifyError, bodyLimit: number): QuarryError {

@@ -10,6 +10,22 @@ export interface Daemon {
   exited: Promise<number | null>;
 }
 
+/** Waits until the daemon's stderr matches `pattern` (e.g. a log line after SIGHUP); returns the match. */
+export async function waitForOutput(daemon: Daemon, pattern: RegExp, timeoutMs = 10_000): Promise<RegExpExecArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = pattern.exec(daemon.output());
+    if (match) return match;
+    if (Date.now() > deadline) throw new Error(`quarryd did not log ${pattern} within ${timeoutMs} ms:\n${daemon.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The Flight endpoint (`grpc://` or `grpc+tls://host:port`) once the daemon logged it. */
+export async function flightEndpointOf(daemon: Daemon): Promise<string> {
+  return (await waitForOutput(daemon, /Flight listening endpoint=(grpc(?:\+tls)?:\/\/[\d.:]+)/))[1]!;
+}
+
 /** Runs `quarryd` from source as a real process on a free port (waits until it listens). */
 export async function startDaemon(args: string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<Daemon> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts'), ...args, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
@@ -22,7 +38,7 @@ export async function startDaemon(args: string[], options: { env?: NodeJS.Proces
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const onData = () => {
-      const match = /HTTP listening endpoint=(http:\/\/[\d.:]+)/.exec(output);
+      const match = /HTTP listening endpoint=(https?:\/\/[\d.:]+)/.exec(output);
       if (match) resolve(match[1]!);
     };
     child.stderr!.on('data', onData);

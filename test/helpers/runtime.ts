@@ -14,7 +14,7 @@ export const quickstartData = path.join(repositoryRoot, 'examples/quickstart/dat
 
 export interface TestRuntime {
   runtime: Runtime;
-  /** `http://127.0.0.1:PORT` */
+  /** `http://127.0.0.1:PORT` (`https://` when the manifest enables runtime.tls) */
   baseUrl: string;
   directory: string;
   logs: LogRecord[];
@@ -57,7 +57,7 @@ export async function startRuntime(setup: RuntimeSetup): Promise<TestRuntime> {
   const runtime = new Runtime({ manifest: loaded.manifest, source: loaded.source, plugins: loaded.plugins, log, http: '127.0.0.1:0', flight: setup.flight ? '127.0.0.1:0' : false });
   await runtime.start();
   if (setup.waitForLoad !== false) await runtime.whenLoaded();
-  const baseUrl = `http://${runtime.httpEndpoint}`;
+  const baseUrl = `${runtime.tls ? 'https' : 'http'}://${runtime.httpEndpoint}`;
   return {
     runtime,
     baseUrl,
