@@ -61,7 +61,7 @@ test('the default answer is the JSON rows with text/plain, as the spec says', as
   await withRuntime(t, setup, async ({ sql }) => {
     const response = await sql('SELECT 1 AS one');
     t.is(response.headers.get('content-type'), 'text/plain; charset=utf-8');
-    t.is(response.headers.get('x-cache'), 'BYPASS');
+    t.is(response.headers.get('x-cache'), 'MISS', 'the results cache saw this query for the first time');
     t.is(await response.text(), '[{"one":1}]');
     const empty = await sql('SELECT 1 AS one WHERE false', { accept: 'application/json' });
     t.is(await empty.text(), '[]');

@@ -1,0 +1,46 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface WrkResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+}
+
+export function requireWrk(): void {
+  if (spawnSync('wrk', ['--version']).error) {
+    throw new Error('wrk is not installed: the cache-hit benchmark drives load with it (Debian: apt-get install -y wrk)');
+  }
+}
+
+/** `wrk -c<connections>` POSTing the SQL to `url` for `seconds`; parses throughput and latency percentiles. */
+export async function runWrk(url: string, sql: string, options: { connections: number; threads: number; seconds: number }): Promise<WrkResult> {
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'quarry-wrk-'));
+  const script = path.join(directory, 'post.lua');
+  writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(sql)}\nwrk.headers["Content-Type"] = "text/plain"\nwrk.headers["Accept"] = "application/json"\n`);
+  try {
+    const output = await new Promise<string>((resolve, reject) => {
+      const child = spawn('wrk', [`-t${options.threads}`, `-c${options.connections}`, `-d${options.seconds}s`, '--latency', '-s', script, url]);
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}:\n${text}`))));
+    });
+    const requestsPerSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? NaN);
+    const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(output)?.[1] ?? 0);
+    return { requestsPerSecond, p50Ms: percentile(output, '50%'), p99Ms: percentile(output, '99%'), non2xx };
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** A line of wrk's latency distribution, e.g. `99%    3.21ms`, in milliseconds. */
+function percentile(output: string, label: string): number {
+  const match = new RegExp(`^\\s+${label.replace('%', '%')}\\s+([\\d.]+)(us|ms|s)`, 'm').exec(output);
+  if (!match) return NaN;
+  const value = Number(match[1]);
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+}

@@ -1,0 +1,113 @@
+import { LRUCache } from 'lru-cache';
+import { QuarryError } from '../../core/errors/quarry-error.js';
+import type { QueryRequest } from '../../core/pipeline/types.js';
+
+/** Request headers that set a custom key; Spice's name is accepted for Spice clients. */
+export const CUSTOM_KEY_HEADERS = ['quarry-cache-key', 'spice-cache-key'] as const;
+const CUSTOM_KEY_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+export type CacheKeyType = 'plan' | 'sql';
+
+/** Who may share an entry: everyone (no auth) or one principal. */
+export type CacheScope = 'shared' | 'user';
+
+/** What a query's entry is found by. */
+export interface CacheKeySource {
+  /** The unhashed key: namespace, what identifies the query, parameters. */
+  readonly material: string;
+  readonly scope: CacheScope;
+  /** True when the client chose the key with a header. */
+  readonly custom: boolean;
+}
+
+/** The principal's namespace; the anonymous caller (no auth plugin) shares one. */
+export function scopeOf(request: Pick<QueryRequest, 'principal'>): CacheScope {
+  return request.principal.id === 'anonymous' ? 'shared' : 'user';
+}
+
+/** The custom key of a request, validated; undefined when no header sets one. */
+export function customKeyOf(headers: Readonly<Record<string, string | undefined>> | undefined): string | undefined {
+  if (!headers) return undefined;
+  for (const name of CUSTOM_KEY_HEADERS) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    if (!CUSTOM_KEY_PATTERN.test(value)) {
+      const shown = value.length > 40 ? `${JSON.stringify(value.slice(0, 40))}... (${value.length} characters)` : JSON.stringify(value);
+      throw new QuarryError('CACHE_KEY_INVALID', `the ${name} header must be 1 to 128 characters of A-Z, a-z, 0-9, "_" and "-"; got ${shown}`);
+    }
+    return value;
+  }
+  return undefined;
+}
+
+/**
+ * Parameters as stable text. Types stay apart (`1`, `"1"` and `1n` bind differently), so
+ * values JSON would merge are tagged: bigints, dates, bytes.
+ */
+export function parametersText(parameters: readonly unknown[]): string {
+  if (parameters.length === 0) return '';
+  return JSON.stringify(parameters, function (this: Record<string, unknown>, key, value: unknown) {
+    const original = this[key];
+    if (typeof original === 'bigint') return { $bigint: original.toString() };
+    if (original instanceof Date) return { $date: original.toISOString() };
+    if (original instanceof Uint8Array) return { $bytes: Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64') };
+    return value;
+  });
+}
+
+/**
+ * Statements reading the runtime's own state are never cached: the `runtime` schema
+ * (task history and other plugin tables), the catalog views, and DuckDB's metadata
+ * functions. Matched on the text, conservatively: a false match only skips the cache.
+ */
+const SYSTEM_TABLES = /(?:^|[^\w$])"?(?:runtime|information_schema|pg_catalog)"?\s*\.|\b(?:duckdb|pragma)_\w+\s*\(/i;
+
+export function readsSystemTables(request: Pick<QueryRequest, 'sql' | 'datasets'>): boolean {
+  return SYSTEM_TABLES.test(request.sql) || request.datasets.some((dataset) => dataset.startsWith('runtime.'));
+}
+
+/**
+ * Builds key material per `cache_key_type`. `plan` asks the engine for the normalised
+ * logical plan (a parse and bind, about 0.3 ms) once per distinct SQL text: the plan of
+ * the same text is memoised until a dataset refresh (its schema may change).
+ */
+export class CacheKeyBuilder {
+  readonly keyType: CacheKeyType;
+  readonly #plans = new LRUCache<string, string>({
+    maxSize: 16 * 1024 * 1024,
+    sizeCalculation: (plan, sql) => (plan.length + sql.length) * 2,
+  });
+
+  constructor(keyType: CacheKeyType) {
+    this.keyType = keyType;
+  }
+
+  async build(request: QueryRequest): Promise<CacheKeySource> {
+    const scope = scopeOf(request);
+    const namespace = request.principal.id;
+    const custom = customKeyOf(request.inbound?.headers);
+    // A custom key names the result by itself: SQL and parameters are not part of it (as in Spice).
+    if (custom !== undefined) return { material: `${namespace}\u0000custom\u0000${custom}`, scope, custom: true };
+    const identity = this.keyType === 'plan' ? `plan\u0000${await this.#plan(request)}` : `sql\u0000${request.sql}`;
+    return { material: `${namespace}\u0000${identity}\u0000${parametersText(request.parameters)}`, scope, custom: false };
+  }
+
+  /** Forgets memoised plans (a dataset was refreshed: plans of `SELECT *` may change). */
+  forgetPlans(): void {
+    this.#plans.clear();
+  }
+
+  async #plan(request: QueryRequest): Promise<string> {
+    const known = this.#plans.get(request.sql);
+    if (known !== undefined) return known;
+    let plan: string;
+    try {
+      plan = await request.logicalPlan();
+    } catch {
+      // A statement DuckDB cannot serialise a plan for still gets a key: its exact text.
+      plan = `sql-text\u0000${request.sql}`;
+    }
+    this.#plans.set(request.sql, plan);
+    return plan;
+  }
+}

@@ -1,0 +1,74 @@
+import { compress, decompress, init as initZstd } from '@bokuweb/zstd-wasm';
+import { Table, tableFromIPC, tableToIPC, type Data, type RecordBatch, type Schema } from 'apache-arrow';
+
+export type ResultEncoding = 'none' | 'zstd';
+
+/**
+ * A query result as the cache holds it: always the Arrow IPC stream bytes of the result,
+ * so `max_size` counts what is really held.
+ * - `none`: the IPC bytes are decoded once, at store time; the batches are views into
+ *   that one buffer, so a hit costs no decoding and holds exactly `bytes`. (The engine's
+ *   own batches cannot be kept: a 6-row result can pin a 90 KB vector buffer.)
+ * - `zstd`: only the compressed bytes are held; each hit decompresses and decodes them.
+ */
+export interface StoredResult {
+  readonly schema: Schema;
+  readonly encoding: ResultEncoding;
+  readonly batches: readonly RecordBatch[] | undefined;
+  readonly compressed: Uint8Array | undefined;
+  /** Bytes held: the IPC stream (`none`) or its compressed form (`zstd`). */
+  readonly bytes: number;
+  /** Bytes of the IPC stream before compression (equal to `bytes` for `none`). */
+  readonly ipcBytes: number;
+}
+
+/** zstd level 3: zstd's default, near level 1's speed and within 3% of level 9's size on result data. */
+const ZSTD_LEVEL = 3;
+
+let zstdReady: Promise<void> | undefined;
+
+/** The zstd wasm module compiles once per process; await before encoding with `zstd`. */
+export function prepareEncoding(encoding: ResultEncoding): Promise<void> {
+  if (encoding === 'none') return Promise.resolve();
+  zstdReady ??= initZstd();
+  return zstdReady;
+}
+
+/** The IPC stream of a result; a result without rows keeps its schema. */
+export function resultToIpc(schema: Schema, batches: readonly RecordBatch[]): Uint8Array {
+  return tableToIPC(new Table(schema, batches as RecordBatch[]), 'stream');
+}
+
+export function encodeResult(schema: Schema, batches: readonly RecordBatch[], encoding: ResultEncoding): StoredResult {
+  const ipc = resultToIpc(schema, batches);
+  if (encoding === 'zstd') {
+    const compressed = compress(ipc, ZSTD_LEVEL);
+    return { schema, encoding, batches: undefined, compressed, bytes: compressed.byteLength, ipcBytes: ipc.byteLength };
+  }
+  // Schema and batches as decoded, so a hit serves what a zstd hit would decode too.
+  const table = tableFromIPC(ipc);
+  return { schema: table.schema, encoding, batches: table.batches, compressed: undefined, bytes: ipc.byteLength, ipcBytes: ipc.byteLength };
+}
+
+/** Schema and batches of a stored result, decompressing and decoding when it is compressed. */
+export function decodeStored(stored: StoredResult): { schema: Schema; batches: readonly RecordBatch[] } {
+  if (stored.batches) return { schema: stored.schema, batches: stored.batches };
+  const table = tableFromIPC(decompress(stored.compressed!));
+  return { schema: table.schema, batches: table.batches };
+}
+
+/**
+ * Bytes a batch's buffers span (their views, not the larger buffers they may sit in):
+ * a cheap running estimate while a result streams, to stop collecting one too big to keep.
+ */
+export function batchViewBytes(batch: RecordBatch): number {
+  let total = 0;
+  const pending: Data[] = [batch.data];
+  while (pending.length > 0) {
+    const data = pending.pop()!;
+    for (const buffer of [data.values, data.valueOffsets, data.nullBitmap, data.typeIds] as Array<ArrayBufferView | undefined>) if (buffer) total += buffer.byteLength;
+    pending.push(...data.children);
+    if (data.dictionary) pending.push(...data.dictionary.data);
+  }
+  return total;
+}
