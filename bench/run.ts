@@ -6,6 +6,8 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   'sql-json': () => import('./sql-json/run.js'),
   tpch: () => import('./tpch/run.js'),
   'flight-doget': () => import('./flight-doget/run.js'),
+  'cache-hit': () => import('./cache-hit/run.js'),
+  'tls-reload': () => import('./tls-reload/run.js'),
 };
 
 const name = process.argv[2];

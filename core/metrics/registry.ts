@@ -9,6 +9,11 @@ export type MetricAttributes = Readonly<Record<string, string | number | boolean
 export interface InstrumentOptions {
   description: string;
   unit?: string;
+  /**
+   * Histograms only: upper bounds of the buckets exporters use (ascending). Without it the
+   * exporter's defaults apply, which suit milliseconds (0 ms to 10 s).
+   */
+  boundaries?: readonly number[];
 }
 
 export interface Counter {
@@ -49,6 +54,27 @@ export interface MetricSnapshot {
 /** Subscribers (the telemetry exporter) see every recording as it happens. */
 export type MetricListener = (name: string, kind: MetricKind, value: number, attributes: MetricAttributes) => void;
 
+/** One declared instrument, as `onDeclare` announces it. */
+export interface InstrumentDeclaration {
+  readonly name: string;
+  readonly kind: MetricKind;
+  readonly options: InstrumentOptions;
+}
+
+export type DeclarationListener = (declaration: InstrumentDeclaration) => void;
+
+function snapshotOf(name: string, declared: Declared): MetricSnapshot {
+  return {
+    name,
+    kind: declared.kind,
+    description: declared.options.description,
+    unit: declared.options.unit,
+    points: declared.observe
+      ? declared.observe().map((observation) => ({ attributes: observation.attributes ?? {}, value: observation.value }))
+      : [...declared.series.values()].map((point) => ({ ...point })),
+  };
+}
+
 const attributeKey = (attributes: MetricAttributes): string =>
   JSON.stringify(Object.entries(attributes).sort(([a], [b]) => a.localeCompare(b)));
 
@@ -62,6 +88,7 @@ interface Declared {
 export class MetricsRegistry {
   readonly #instruments = new Map<string, Declared>();
   readonly #listeners = new Set<MetricListener>();
+  readonly #declarationListeners = new Set<DeclarationListener>();
 
   counter(name: string, options: InstrumentOptions): Counter {
     const declared = this.#declare(name, 'counter', options);
@@ -97,15 +124,13 @@ export class MetricsRegistry {
 
   /** Every instrument with its current series. */
   collect(): MetricSnapshot[] {
-    return [...this.#instruments.entries()].map(([name, declared]) => ({
-      name,
-      kind: declared.kind,
-      description: declared.options.description,
-      unit: declared.options.unit,
-      points: declared.observe
-        ? declared.observe().map((observation) => ({ attributes: observation.attributes ?? {}, value: observation.value }))
-        : [...declared.series.values()].map((point) => ({ ...point })),
-    }));
+    return [...this.#instruments.entries()].map(([name, declared]) => snapshotOf(name, declared));
+  }
+
+  /** One instrument with its current series (gauges are observed now), or undefined when not declared. */
+  snapshot(name: string): MetricSnapshot | undefined {
+    const declared = this.#instruments.get(name);
+    return declared && snapshotOf(name, declared);
   }
 
   /** The current value of one series (counter sum, gauge value, histogram sum), or undefined. */
@@ -119,6 +144,16 @@ export class MetricsRegistry {
     return () => this.#listeners.delete(listener);
   }
 
+  /**
+   * Told about every instrument: those already declared at once, later ones as they are
+   * declared. Exporters use it to export instruments plugins declare after they started.
+   */
+  onDeclare(listener: DeclarationListener): () => void {
+    this.#declarationListeners.add(listener);
+    for (const [name, declared] of this.#instruments) listener({ name, kind: declared.kind, options: declared.options });
+    return () => this.#declarationListeners.delete(listener);
+  }
+
   #declare(name: string, kind: MetricKind, options: InstrumentOptions): Declared {
     const existing = this.#instruments.get(name);
     if (existing) {
@@ -127,6 +162,7 @@ export class MetricsRegistry {
     }
     const declared: Declared = { kind, options, series: new Map() };
     this.#instruments.set(name, declared);
+    for (const listener of this.#declarationListeners) listener({ name, kind, options });
     return declared;
   }
 

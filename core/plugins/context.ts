@@ -8,6 +8,7 @@ import type { Manifest, ManifestSource } from '../manifest/types.js';
 import type { QueryPipeline } from '../pipeline/pipeline.js';
 import type { ListenAddresses, ListenerReport, PluginRuntime } from './types.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
+import type { TlsService } from '../listeners/tls-service.js';
 
 /** What the runtime lends the plugin contexts; engine and pipeline exist only after start-up. */
 export interface PluginHost {
@@ -17,6 +18,7 @@ export interface PluginHost {
   readonly source: ManifestSource;
   readonly metrics: MetricsRegistry;
   readonly listenAddresses: ListenAddresses;
+  readonly tls: TlsService | undefined;
   reportListener(listener: ListenerReport): void;
   manifest(): Manifest;
   engine(): Engine | undefined;
@@ -59,6 +61,7 @@ export function createPluginRuntime(host: PluginHost, pluginName: string): Plugi
     },
     phase: () => host.phase(),
     listenAddresses: host.listenAddresses,
+    tls: host.tls,
     reportListener: (listener) => host.reportListener(listener),
   };
 }

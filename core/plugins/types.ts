@@ -7,6 +7,7 @@ import type { Phase } from '../lifecycle/phase.js';
 import type { QueryRequest, QueryResult, Protocol, Principal } from '../pipeline/types.js';
 import type { EngineApi } from '../engine/engine-api.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
+import type { TlsService } from '../listeners/tls-service.js';
 
 /** A manifest section a plugin owns: its path and the zod schema that validates and defaults it. */
 export interface ManifestSlice {
@@ -72,6 +73,8 @@ export interface PluginRuntime {
   query(options: PipelineQueryOptions): Promise<{ request: QueryRequest; result: QueryResult }>;
   readonly phase: () => Phase;
   readonly listenAddresses: ListenAddresses;
+  /** The TLS service every listener follows (reloads on SIGHUP); undefined when runtime.tls is off. */
+  readonly tls: TlsService | undefined;
   /** Shows a plugin's listener in `/v1/status` (and `quarry status`). */
   reportListener(listener: ListenerReport): void;
 }

@@ -1,16 +1,131 @@
-import { warnNotYetEffective } from '../../core/plugins/pending.js';
+import { STAGE } from '../../core/hooks/stages.js';
 import type { QuarryPlugin } from '../../core/plugins/types.js';
-import { taskHistorySchema } from './schema.js';
+import { captureFirstRows, capturedRows } from './output-capture.js';
+import { PlanCapture } from './plan-capture.js';
+import { registerTaskHistory, type TaskInput } from './recorder.js';
+import { taskHistorySchema, type TaskHistoryConfig } from './schema.js';
+import { newSpanId, newTraceId, refreshRow, sqlQueryRow, truncate } from './sql-task.js';
+import { CREATE_TASK_HISTORY_SQL, insertStatement, retentionStatement, TASK_HISTORY_TABLE, type TaskRow } from './table.js';
+import { TaskWriter } from './writer.js';
 
 export const TASK_HISTORY_PLUGIN_NAME = 'task-history';
 
-/** The runtime.task_history table (placeholder until the task-history issue). */
+/** `captured_context: truncated` keeps this many characters of AI, search and tool payloads. */
+const CONTEXT_LIMIT = 4096;
+/** Shutdown waits this long at most for EXPLAINs still running before the last write. */
+const PLAN_WAIT_ON_STOP_MS = 2_000;
+
+/**
+ * The `runtime.task_history` table: one row per SQL query (any protocol), per dataset
+ * refresh, and per task other plugins report through `taskHistory(hooks)`. Rows are written
+ * in batches; old rows are deleted every retention_check_interval.
+ */
 export function createTaskHistoryPlugin(): QuarryPlugin {
   return {
     name: TASK_HISTORY_PLUGIN_NAME,
     manifest: [{ path: 'runtime.task_history', schema: taskHistorySchema }],
     apply(runtime) {
-      warnNotYetEffective(runtime, 'runtime.task_history', 'task history');
+      const config = runtime.section<TaskHistoryConfig>('runtime.task_history')!;
+      const log = runtime.log;
+      if (!config.enabled) {
+        runtime.hooks.startup.tapPromise(TASK_HISTORY_PLUGIN_NAME, async () => {
+          // The engine is in memory, so there is nothing to drop after a restart; DROP keeps it true for file-backed engines.
+          await runtime.engine.runInternal(`DROP TABLE IF EXISTS ${TASK_HISTORY_TABLE}`);
+          log.info('task history is off (runtime.task_history.enabled: false): runtime.task_history does not exist');
+        });
+        return;
+      }
+
+      const dropped = runtime.metrics.counter('task_history_dropped_rows', { description: 'Task history rows not written: the write buffer was full or an INSERT failed.' });
+      dropped.add(0);
+      const plansSkipped = runtime.metrics.counter('task_history_plans_skipped', { description: 'Query plans not captured because too many EXPLAINs were already waiting.' });
+      const writer = new TaskWriter({
+        insert: async (rows) => {
+          const { sql, parameters } = insertStatement(rows);
+          await runtime.engine.runInternal(sql, parameters);
+        },
+        onDrop: (count) => dropped.add(count),
+        log,
+      });
+      const plans = new PlanCapture({
+        mode: config.captured_plan,
+        minSqlDurationMs: config.min_sql_duration,
+        minPlanDurationMs: config.min_plan_duration,
+        run: (sql, parameters) => runtime.engine.runInternal(sql, parameters),
+        onSkip: () => plansSkipped.add(1),
+      });
+      const enforceRetention = async () => {
+        const { sql, parameters } = retentionStatement(new Date(Date.now() - config.retention_period));
+        await runtime.engine.runInternal(sql, parameters);
+      };
+      const context = (text: string) => (config.captured_context === 'full' ? text : config.captured_context === 'redacted' ? '[redacted]' : truncate(text, CONTEXT_LIMIT));
+      const record = (task: TaskInput): string | undefined => {
+        const spanId = newSpanId();
+        const row: TaskRow = {
+          traceId: task.traceId ?? newTraceId(),
+          spanId,
+          parentSpanId: task.parentSpanId,
+          task: task.task,
+          input: context(task.input),
+          capturedOutput: config.captured_output === 'none' || task.capturedOutput === undefined ? undefined : context(task.capturedOutput),
+          startTime: task.startTime,
+          endTime: task.endTime,
+          executionDurationMs: task.endTime.getTime() - task.startTime.getTime(),
+          errorMessage: task.errorMessage,
+          labels: task.labels ?? {},
+        };
+        return writer.add(row) ? spanId : undefined;
+      };
+      /** Rows waiting for their plan: queued only once the EXPLAIN is done. */
+      const awaitingPlans = new Set<Promise<void>>();
+      const flush = async () => {
+        await Promise.all(awaitingPlans);
+        await writer.flush();
+      };
+      registerTaskHistory(runtime.hooks, { record, flush, enforceRetention });
+
+      let retentionTimer: NodeJS.Timeout | undefined;
+      runtime.hooks.startup.tapPromise(TASK_HISTORY_PLUGIN_NAME, async () => {
+        await runtime.engine.runInternal('CREATE SCHEMA IF NOT EXISTS runtime');
+        await runtime.engine.runInternal(CREATE_TASK_HISTORY_SQL);
+        retentionTimer = setInterval(() => {
+          enforceRetention().catch((error: unknown) => log.warn('task history retention check failed', { error: (error as Error).message }));
+        }, config.retention_check_interval);
+        retentionTimer.unref();
+      });
+
+      if (config.captured_output === 'truncated') {
+        // Results the engine produced pass here; answers from the results cache do not (see docs/plugins/task-history.md).
+        runtime.hooks.cache.store.tap({ name: TASK_HISTORY_PLUGIN_NAME, stage: STAGE.OBSERVE_LAST }, (result, query) => captureFirstRows(result, query));
+      }
+
+      runtime.hooks.query.after.tap({ name: TASK_HISTORY_PLUGIN_NAME, stage: STAGE.OBSERVE_LAST }, (query, outcome) => {
+        const output = config.captured_output === 'truncated' ? capturedRows(query) : undefined;
+        if (!plans.wants(query, outcome)) {
+          writer.add(sqlQueryRow(query, outcome, output, runtime.engine));
+          return;
+        }
+        // The row waits for its plan; query.after itself never waits for the EXPLAIN.
+        const pending = plans.capture(query).then((plan) => {
+          writer.add(sqlQueryRow(query, outcome, plan ?? output, runtime.engine));
+        });
+        awaitingPlans.add(pending);
+        void pending.finally(() => awaitingPlans.delete(pending));
+      });
+
+      runtime.hooks.cache.invalidate.tap({ name: TASK_HISTORY_PLUGIN_NAME, stage: STAGE.OBSERVE_LAST }, (invalidation) => {
+        if (invalidation.reason !== 'refresh') return;
+        const now = new Date();
+        for (const dataset of invalidation.datasets) writer.add(refreshRow(runtime.engine.dataset(dataset)?.name ?? dataset, now));
+      });
+
+      runtime.hooks.shutdown.stop.tapPromise({ name: TASK_HISTORY_PLUGIN_NAME, stage: STAGE.STOP_PLUGINS }, async () => {
+        clearInterval(retentionTimer);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.all(awaitingPlans), new Promise((resolve) => (timer = setTimeout(resolve, PLAN_WAIT_ON_STOP_MS)))]);
+        clearTimeout(timer);
+        await writer.stop();
+      });
     },
   };
 }

@@ -18,7 +18,13 @@ export const otelExporterSchema = z.strictObject({
 export const telemetrySchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Telemetry collection (default true).'),
-    metric_prefix: z.string().min(1).optional().describe('Prepended to every exported metric name.'),
+    metric_prefix: z
+      .string()
+      .min(1)
+      // OpenTelemetry refuses other instrument names; refusing here names the field at start-up.
+      .refine((prefix) => /^[A-Za-z][A-Za-z0-9_.]*$/.test(prefix), 'expected a letter followed by letters, digits, _ or ., e.g. quarry')
+      .optional()
+      .describe('Prepended to every exported metric name.'),
     properties: stringMap().default({}).describe('Resource attributes on every exported metric.'),
     otel_exporter: otelExporterSchema.optional(),
   })

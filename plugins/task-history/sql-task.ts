@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import type { EngineApi } from '../../core/engine/engine-api.js';
+import type { QueryOutcome, QueryRequest } from '../../core/pipeline/types.js';
+import type { TaskRow } from './table.js';
+
+/** SQL longer than this is cut in `input`: one huge INSERT ... VALUES must not pin megabytes for hours. */
+export const MAX_INPUT_CHARS = 64 * 1024;
+export const TRUNCATED_MARKER = '...[truncated]';
+
+/** A span id: 8 random bytes as 16 hex digits (W3C trace-context size). */
+export function newSpanId(): string {
+  return randomBytes(8).toString('hex');
+}
+
+/** A trace id: 16 random bytes as 32 hex digits. */
+export function newTraceId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export function truncate(text: string, limit: number): string {
+  return text.length <= limit ? text : text.slice(0, limit) + TRUNCATED_MARKER;
+}
+
+/** Milliseconds as label text: three decimals at most, no exponent. */
+function millis(value: number): string {
+  return String(Math.round(value * 1000) / 1000);
+}
+
+/**
+ * The `sql_query` row of one finished query. The trace id is the query id (a UUID without
+ * dashes), so a row can be matched with the runtime's logs of the same query.
+ */
+export function sqlQueryRow(query: QueryRequest, outcome: QueryOutcome, capturedOutput: string | undefined, engine: Pick<EngineApi, 'dataset'>): TaskRow {
+  const labels: Record<string, string> = {
+    protocol: query.protocol,
+    datasets: query.datasets.join(','),
+    rows_produced: String(outcome.rows),
+    query_execution_duration_ms: millis(outcome.executionMs),
+    results_cache_hit: String(outcome.cacheStatus === 'HIT' || outcome.cacheStatus === 'STALE'),
+    statement_type: query.statementType,
+    principal: query.principal.id,
+  };
+  if (outcome.cacheStatus !== undefined) labels['results_cache_status'] = outcome.cacheStatus;
+  if (query.datasets.some((name) => engine.dataset(name)?.accelerated)) labels['accelerated'] = 'true';
+  if (query.protocol === 'internal') labels['runtime_query'] = 'true';
+  if (outcome.status !== 'ok') labels['error_code'] = outcome.error?.code ?? (outcome.status === 'cancelled' ? 'QUERY_CANCELLED' : 'QUERY_FAILED');
+  return {
+    traceId: query.id.replaceAll('-', ''),
+    spanId: newSpanId(),
+    parentSpanId: undefined,
+    task: 'sql_query',
+    input: truncate(query.sql, MAX_INPUT_CHARS),
+    capturedOutput,
+    startTime: query.startTime,
+    endTime: outcome.endTime,
+    executionDurationMs: outcome.durationMs,
+    errorMessage: outcome.status === 'ok' ? undefined : (outcome.error?.message ?? 'the query was cancelled'),
+    labels,
+  };
+}
+
+/**
+ * The row of a dataset refresh, from the `cache.invalidate` signal that follows it. That
+ * signal carries no start time, so start and end are both the completion time and the
+ * duration is 0 until the engine reports refreshes through a hook of their own.
+ */
+export function refreshRow(dataset: string, at: Date): TaskRow {
+  return {
+    traceId: newTraceId(),
+    spanId: newSpanId(),
+    parentSpanId: undefined,
+    task: 'accelerated_refresh',
+    input: dataset,
+    capturedOutput: undefined,
+    startTime: at,
+    endTime: at,
+    executionDurationMs: 0,
+    errorMessage: undefined,
+    labels: { dataset },
+  };
+}

@@ -1,0 +1,45 @@
+import { STAGE } from '../../../core/hooks/stages.js';
+import type { PluginRuntime } from '../../../core/plugins/types.js';
+
+const PLUGIN = 'telemetry';
+/** request.state key: set when query.before counted the query as active, so query.after can uncount it. */
+const COUNTED_ACTIVE = 'telemetry:active';
+
+/** Bucket bounds for row counts: one decade each, up to a million rows. */
+export const ROW_BOUNDARIES: readonly number[] = [0, 1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
+
+/**
+ * The query family, recorded from the pipeline hooks so HTTP, Flight, MCP and internal
+ * queries are measured the same way. Every series carries `protocol`.
+ */
+export function recordQueryMetrics(runtime: PluginRuntime): void {
+  const metrics = runtime.metrics;
+  const duration = metrics.histogram('query_duration_ms', {
+    description: 'Time from receiving a query to sending its last batch (planning, execution and streaming), in milliseconds.',
+    unit: 'ms',
+  });
+  const executionDuration = metrics.histogram('query_execution_duration_ms', {
+    description: 'Time the engine spent executing a query, in milliseconds; 0 when the results cache answered.',
+    unit: 'ms',
+  });
+  const executions = metrics.counter('query_executions', { description: 'Queries that finished (successfully, failed or cancelled), by protocol and datasets read.' });
+  const failures = metrics.counter('query_failures', { description: 'Queries that failed, by protocol and error code.' });
+  const active = metrics.upDownCounter('query_active_count', { description: 'Queries running now (started and not yet fully sent), by protocol.' });
+  const returnedRows = metrics.histogram('query_returned_rows', { description: 'Rows returned by each successful query.', boundaries: ROW_BOUNDARIES });
+
+  // First, so a query refused by a later query.before tap is still counted and then uncounted.
+  runtime.hooks.query.before.tap({ name: PLUGIN, stage: STAGE.OBSERVE_FIRST }, (query) => {
+    query.state.set(COUNTED_ACTIVE, true);
+    active.add(1, { protocol: query.protocol });
+  });
+
+  runtime.hooks.query.after.tap({ name: PLUGIN, stage: STAGE.OBSERVE_LAST }, (query, outcome) => {
+    const protocol = query.protocol;
+    if (query.state.get(COUNTED_ACTIVE) === true) active.add(-1, { protocol });
+    duration.record(outcome.durationMs, { protocol });
+    executionDuration.record(outcome.executionMs, { protocol });
+    executions.add(1, { protocol, datasets: [...query.datasets].sort().join(',') });
+    if (outcome.status === 'error') failures.add(1, { protocol, err_code: outcome.error?.code ?? 'UNKNOWN' });
+    if (outcome.status === 'ok') returnedRows.record(outcome.rows, { protocol });
+  });
+}

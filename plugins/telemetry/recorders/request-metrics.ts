@@ -1,0 +1,43 @@
+import { STAGE } from '../../../core/hooks/stages.js';
+import type { PluginRuntime } from '../../../core/plugins/types.js';
+
+/** Label value for requests no route matched: keeps probing scanners from creating a series per URL. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * `http_requests` / `http_requests_duration_ms` from the HTTP listener's responses (every
+ * route, 404s and refusals included), and `flight_requests` from the `request` hook, which
+ * sees every Flight call. Labels use the route template, never the raw URL, so the number of
+ * series stays bounded.
+ */
+export function recordRequestMetrics(runtime: PluginRuntime): void {
+  const metrics = runtime.metrics;
+  const httpRequests = metrics.counter('http_requests', { description: 'HTTP requests answered, by method, route template (path) and status code.' });
+  const httpDuration = metrics.histogram('http_requests_duration_ms', {
+    description: 'Time to answer an HTTP request, in milliseconds, by method, route template (path) and status code.',
+    unit: 'ms',
+  });
+  const flightRequests = metrics.counter('flight_requests', { description: 'Arrow Flight calls received, by gRPC method.' });
+
+  // onResponse runs after the response went out, for every route of the instance.
+  runtime.http.addHook('onResponse', async (request, reply) => {
+    const attributes = {
+      method: request.method,
+      path: request.routeOptions.url ?? UNMATCHED_ROUTE,
+      status: String(reply.statusCode),
+    };
+    httpRequests.add(1, attributes);
+    httpDuration.record(reply.elapsedTime, attributes);
+  });
+
+  runtime.hooks.request.tap({ name: 'telemetry', stage: STAGE.OBSERVE_FIRST }, (request) => {
+    if (request.protocol !== 'flight') return;
+    flightRequests.add(1, { method: flightMethodName(request.route) });
+  });
+}
+
+/** `/arrow.flight.protocol.FlightService/DoGet` → `DoGet`. */
+export function flightMethodName(route: string): string {
+  const slash = route.lastIndexOf('/');
+  return slash >= 0 && slash < route.length - 1 ? route.slice(slash + 1) : route;
+}

@@ -1,0 +1,98 @@
+import test from 'ava';
+import { createLogger } from '../../core/log.js';
+import { loadManifest } from '../../core/manifest/load.js';
+import { defaultPlugins } from '../../plugins/default-bundle.js';
+import { taskHistory } from '../../plugins/task-history/recorder.js';
+import type { TaskRow } from '../../plugins/task-history/table.js';
+import { TaskWriter } from '../../plugins/task-history/writer.js';
+import { writeManifestDirectory } from '../helpers/runtime.js';
+import { withTelemetryRuntime } from './helpers.js';
+
+const quiet = createLogger({ sink: () => undefined });
+
+function row(index: number): TaskRow {
+  return {
+    traceId: 't',
+    spanId: String(index),
+    parentSpanId: undefined,
+    task: 'sql_query',
+    input: `SELECT ${index}`,
+    capturedOutput: undefined,
+    startTime: new Date(),
+    endTime: new Date(),
+    executionDurationMs: 1,
+    errorMessage: undefined,
+    labels: {},
+  };
+}
+
+test('retention removes rows that started before retention_period, keeps the rest', async (t) => {
+  const manifest = 'datasets: []\nruntime:\n  task_history:\n    retention_period: 60s\n    retention_check_interval: 60s\n';
+  await withTelemetryRuntime(t, { manifest }, async (context) => {
+    await context.sql('SELECT 1');
+    const history = taskHistory(context.runtime.hooks)!;
+    await history.flush();
+    const twoMinutesAgo = (Date.now() - 120_000) * 1000;
+    await context.runtime.engine.runInternal(
+      "INSERT INTO runtime.task_history VALUES ('old', 'old', NULL, 'sql_query', 'SELECT 0', NULL, make_timestamp($1), make_timestamp($1), 1, NULL, MAP {})",
+      [twoMinutesAgo],
+    );
+    await history.enforceRetention();
+    const rows = await context.runtime.engine.runInternal('SELECT input FROM runtime.task_history ORDER BY start_time');
+    t.deepEqual(rows, [{ input: 'SELECT 1' }]);
+  });
+});
+
+test('retention settings below 60s are refused, naming enabled: false as the way to turn it off', async (t) => {
+  const directory = writeManifestDirectory({ manifest: 'datasets: []\nruntime:\n  task_history:\n    retention_period: 10s\n' });
+  await t.throwsAsync(loadManifest({ path: directory, bundle: defaultPlugins() }), { message: /retention_period.*at least 60s.*enabled: false/s });
+});
+
+test('the writer batches rows into few INSERTs', async (t) => {
+  const batches: number[] = [];
+  const writer = new TaskWriter({ insert: async (rows) => void batches.push(rows.length), onDrop: () => t.fail('nothing may drop'), log: quiet });
+  for (let i = 0; i < 1_234; i += 1) writer.add(row(i));
+  await writer.flush();
+  t.deepEqual(batches, [500, 500, 234]);
+  writer.add(row(0));
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  t.deepEqual(batches, [500, 500, 234, 1], 'a lone row is written by the timer');
+});
+
+test('under a flood faster than INSERTs, the buffer stays capped and drops are counted', async (t) => {
+  let release: () => void = () => undefined;
+  const blocked = new Promise<void>((resolve) => (release = resolve));
+  let dropped = 0;
+  let written = 0;
+  const writer = new TaskWriter({
+    insert: async (rows) => {
+      await blocked;
+      written += rows.length;
+    },
+    onDrop: (count) => (dropped += count),
+    log: quiet,
+    maxBufferedRows: 1_000,
+  });
+  let peak = 0;
+  for (let i = 0; i < 20_000; i += 1) {
+    writer.add(row(i));
+    peak = Math.max(peak, writer.buffered);
+  }
+  t.true(peak <= 1_000, `peak ${peak}`);
+  release();
+  await writer.stop();
+  t.is(written + dropped, 20_000);
+  t.true(dropped >= 18_000, `dropped ${dropped}`);
+  t.false(writer.add(row(0)), 'a stopped writer takes no rows');
+});
+
+test('a flood of real queries is recorded completely and task_history_dropped_rows stays 0', async (t) => {
+  await withTelemetryRuntime(t, { manifest: 'datasets: []\n', metrics: true }, async (context) => {
+    const queries = Array.from({ length: 200 }, (_, i) => context.sql(`SELECT ${i} AS n`).then((response) => response.text()));
+    await Promise.all(queries);
+    await taskHistory(context.runtime.hooks)!.flush();
+    const [count] = await context.runtime.engine.runInternal("SELECT count(*) AS n FROM runtime.task_history WHERE task = 'sql_query'");
+    t.is(count!['n'], 200n);
+    t.is(context.runtime.metrics.value('task_history_dropped_rows'), 0);
+  });
+});
