@@ -46,5 +46,28 @@ export async function sendResult(reply: FastifyReply, result: QueryResult, forma
   reply.header('content-type', CONTENT_TYPES[format]);
   reply.header('x-cache', result.cacheStatus);
   for (const [name, value] of Object.entries({ ...extraHeaders, ...result.headers })) reply.header(name, value);
-  return reply.send(Readable.from(body, { objectMode: false, highWaterMark: 1 << 20 }));
+  // Small answers (most queries, every typical cache hit) go out as one buffer with a
+  // Content-Length: one write instead of a chunked stream's several. Larger ones stream.
+  const encoded = body[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  for (;;) {
+    const next = await encoded.next();
+    if (next.done) return reply.header('content-length', headBytes).send(head.length === 1 ? head[0] : Buffer.concat(head, headBytes));
+    head.push(next.value);
+    headBytes += next.value.byteLength;
+    if (headBytes >= SINGLE_WRITE_BYTES) break;
+  }
+  async function* rest(): AsyncGenerator<Buffer> {
+    yield* head;
+    try {
+      for (let next = await encoded.next(); !next.done; next = await encoded.next()) yield next.value;
+    } finally {
+      await encoded.return?.(undefined);
+    }
+  }
+  return reply.send(Readable.from(rest(), { objectMode: false, highWaterMark: 1 << 20 }));
 }
+
+/** Answers up to this size are sent in one write; larger ones are streamed as they are encoded. */
+const SINGLE_WRITE_BYTES = 64 * 1024;

@@ -75,8 +75,15 @@ function snapshotOf(name: string, declared: Declared): MetricSnapshot {
   };
 }
 
-const attributeKey = (attributes: MetricAttributes): string =>
-  JSON.stringify(Object.entries(attributes).sort(([a], [b]) => a.localeCompare(b)));
+/** A canonical key of an attribute set (recorded on every request: kept cheap). */
+function attributeKey(attributes: MetricAttributes): string {
+  const names = Object.keys(attributes);
+  if (names.length === 0) return '';
+  if (names.length > 1) names.sort();
+  let key = '';
+  for (const name of names) key += `${name}\u0000${String(attributes[name])}\u0001`;
+  return key;
+}
 
 interface Declared {
   kind: MetricKind;
