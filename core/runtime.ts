@@ -146,6 +146,9 @@ export class Runtime {
         manifest: this.#manifest,
         source: this.source,
         log: this.log.child('engine'),
+        onDatasetLoaded: (event) => {
+          this.hooks.datasets.loaded.promise(event).catch((error: Error) => this.log.error('a datasets.loaded tap failed', { error: error.message }));
+        },
         onDatasetChanged: (dataset, reason) => this.hooks.cache.invalidate.promise({ datasets: [dataset.toLowerCase()], reason }),
       });
       this.#pipeline = new QueryPipeline({ hooks: this.hooks, engine: this.#engine, phase: this.#phase, log: this.log.child('query') });

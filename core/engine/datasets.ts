@@ -5,6 +5,7 @@ import { QuarryError, toQuarryError } from '../errors/quarry-error.js';
 import type { Logger } from '../log.js';
 import type { DatasetConfig } from '../manifest/types.js';
 import type { DatasetState, DatasetStatus } from './engine-api.js';
+import type { DatasetLoadEvent } from '../pipeline/types.js';
 import { resolveFileSource, type FileSource } from './sources/file-source.js';
 import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
 
@@ -45,10 +46,12 @@ export class DatasetRegistry {
   readonly #entries = new Map<string, DatasetEntry>();
   readonly #baseDirectory: string;
   readonly #log: Logger;
+  readonly #onLoaded: (event: DatasetLoadEvent) => void;
 
-  constructor(datasets: readonly DatasetConfig[], options: { baseDirectory: string; log: Logger }) {
+  constructor(datasets: readonly DatasetConfig[], options: { baseDirectory: string; log: Logger; onLoaded?: (event: DatasetLoadEvent) => void }) {
     this.#baseDirectory = options.baseDirectory;
     this.#log = options.log;
+    this.#onLoaded = options.onLoaded ?? (() => undefined);
     for (const config of datasets) {
       this.#entries.set(config.name.toLowerCase(), {
         config,
@@ -148,7 +151,7 @@ export class DatasetRegistry {
       try {
         while (next < pending.length) {
           const entry = pending[next++]!;
-          await this.#load(entry, (sql) => connection.run(sql).then(() => undefined)).catch((error) => this.#fail(entry, error));
+          await this.#timed(entry, 'load', () => this.#load(entry, (sql) => connection.run(sql).then(() => undefined))).catch((error) => this.#fail(entry, error));
         }
       } finally {
         connection.closeSync();
@@ -199,7 +202,7 @@ export class DatasetRegistry {
     if (entry.refreshing) throw new QuarryError('DATASET_REFRESH_IN_PROGRESS', `dataset "${entry.config.name}" is already refreshing`);
     const hadData = entry.state === 'ready';
     entry.state = 'refreshing';
-    entry.refreshing = this.#load(entry, run);
+    entry.refreshing = this.#timed(entry, 'refresh', () => this.#load(entry, run));
     try {
       await entry.refreshing;
     } catch (error) {
@@ -212,6 +215,29 @@ export class DatasetRegistry {
       entry.refreshing = undefined;
     }
     return toStatus(entry);
+  }
+
+  /** Runs one load or refresh and reports it (timing, error) to `onLoaded`. */
+  async #timed(entry: DatasetEntry, kind: DatasetLoadEvent['kind'], work: () => Promise<void>): Promise<void> {
+    const startTime = new Date();
+    const started = performance.now();
+    const report = (error: string | undefined) =>
+      this.#onLoaded({
+        dataset: entry.config.name,
+        kind,
+        accelerated: entry.accelerationTable !== undefined,
+        startTime,
+        endTime: new Date(),
+        durationMs: performance.now() - started,
+        error,
+      });
+    try {
+      await work();
+    } catch (error) {
+      report(toQuarryError(error).message);
+      throw error;
+    }
+    report(undefined);
   }
 
   markShuttingDown(): void {

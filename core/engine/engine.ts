@@ -3,7 +3,7 @@ import { QuarryError } from '../errors/quarry-error.js';
 import type { Logger } from '../log.js';
 import type { Manifest, ManifestSource } from '../manifest/types.js';
 import { formatSizeApproximately } from '../units.js';
-import type { Principal, StatementKind } from '../pipeline/types.js';
+import type { DatasetLoadEvent, Principal, StatementKind } from '../pipeline/types.js';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { appendBatches } from './append.js';
 import { classifyStatement, statementTypeName } from './classify.js';
@@ -37,6 +37,8 @@ export interface EngineOptions {
   manifest: Manifest;
   source: ManifestSource;
   log: Logger;
+  /** Told after every load or refresh attempt of a dataset (successful or not). */
+  onDatasetLoaded?: (event: DatasetLoadEvent) => void;
   /** Told after a dataset's data changed (refresh or write), so caches can drop what read it. */
   onDatasetChanged: (dataset: string, reason: 'refresh' | 'write') => Promise<void>;
 }
@@ -61,6 +63,7 @@ export class Engine implements EngineApi {
     this.#registry = new DatasetRegistry(options.manifest.datasets, {
       baseDirectory: options.source.directory,
       log: options.log.child('datasets'),
+      onLoaded: (event) => options.onDatasetLoaded?.(event),
     });
   }
 

@@ -9,6 +9,7 @@ import { guardHooks } from './guard.js';
 import type { Manifest } from '../manifest/types.js';
 import type {
   CacheInvalidation,
+  DatasetLoadEvent,
   InboundRequest,
   QueryOutcome,
   QueryRequest,
@@ -51,6 +52,10 @@ export function createHooks() {
       store: new AsyncSeriesWaterfallHook<[QueryResult, QueryRequest]>(['result', 'query']),
       /** Series, when datasets change (refresh, write): drop what read them. */
       invalidate: new AsyncSeriesHook<[CacheInvalidation]>(['invalidation']),
+    }),
+    datasets: Object.freeze({
+      /** Series, after every dataset load or refresh attempt, successful or not. */
+      loaded: new AsyncSeriesHook<[DatasetLoadEvent]>(['event']),
     }),
     shutdown: Object.freeze({
       /** Parallel, first step of shutdown: finish in-flight work within the remaining time. */

@@ -115,3 +115,16 @@ export interface CacheInvalidation {
   readonly datasets: readonly string[];
   readonly reason: 'refresh' | 'write' | 'manual';
 }
+
+/** A dataset load or refresh attempt, as `datasets.loaded` reports it. */
+export interface DatasetLoadEvent {
+  readonly dataset: string;
+  /** `load`: the first load at start-up; `refresh`: a reload of an accelerated dataset. */
+  readonly kind: 'load' | 'refresh';
+  readonly accelerated: boolean;
+  readonly startTime: Date;
+  readonly endTime: Date;
+  readonly durationMs: number;
+  /** Why it failed; undefined when it succeeded. */
+  readonly error: string | undefined;
+}

@@ -113,10 +113,9 @@ export function createTaskHistoryPlugin(): QuarryPlugin {
         void pending.finally(() => awaitingPlans.delete(pending));
       });
 
-      runtime.hooks.cache.invalidate.tap({ name: TASK_HISTORY_PLUGIN_NAME, stage: STAGE.OBSERVE_LAST }, (invalidation) => {
-        if (invalidation.reason !== 'refresh') return;
-        const now = new Date();
-        for (const dataset of invalidation.datasets) writer.add(refreshRow(runtime.engine.dataset(dataset)?.name ?? dataset, now));
+      // One row per load or refresh of an accelerated dataset, failed ones included.
+      runtime.hooks.datasets.loaded.tap({ name: TASK_HISTORY_PLUGIN_NAME, stage: STAGE.OBSERVE_LAST }, (event) => {
+        if (event.accelerated) writer.add(refreshRow(event));
       });
 
       runtime.hooks.shutdown.stop.tapPromise({ name: TASK_HISTORY_PLUGIN_NAME, stage: STAGE.STOP_PLUGINS }, async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EngineApi } from '../../core/engine/engine-api.js';
-import type { QueryOutcome, QueryRequest } from '../../core/pipeline/types.js';
+import type { DatasetLoadEvent, QueryOutcome, QueryRequest } from '../../core/pipeline/types.js';
 import type { TaskRow } from './table.js';
 
 /** SQL longer than this is cut in `input`: one huge INSERT ... VALUES must not pin megabytes for hours. */
@@ -64,18 +64,18 @@ export function sqlQueryRow(query: QueryRequest, outcome: QueryOutcome, captured
  * signal carries no start time, so start and end are both the completion time and the
  * duration is 0 until the engine reports refreshes through a hook of their own.
  */
-export function refreshRow(dataset: string, at: Date): TaskRow {
+export function refreshRow(event: DatasetLoadEvent): TaskRow {
   return {
     traceId: newTraceId(),
     spanId: newSpanId(),
     parentSpanId: undefined,
     task: 'accelerated_refresh',
-    input: dataset,
+    input: event.dataset,
     capturedOutput: undefined,
-    startTime: at,
-    endTime: at,
-    executionDurationMs: 0,
-    errorMessage: undefined,
-    labels: { dataset },
+    startTime: event.startTime,
+    endTime: event.endTime,
+    executionDurationMs: event.durationMs,
+    errorMessage: event.error,
+    labels: { dataset: event.dataset, kind: event.kind === 'load' ? 'initial_load' : 'refresh', ...(event.error ? { error_code: 'DATASET_LOAD_FAILED' } : {}) },
   };
 }

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import test from 'ava';
 import { taskHistory } from '../../plugins/task-history/recorder.js';
 import { QUICKSTART_MANIFEST } from '../helpers/runtime.js';
@@ -106,13 +108,21 @@ test('captured_output: truncated keeps the first 3 rows as /v1/sql JSON, nothing
   });
 });
 
-test('a dataset refresh adds an accelerated_refresh row', async (t) => {
+test('accelerated loads and refreshes add accelerated_refresh rows, with durations and failures', async (t) => {
   await withTelemetryRuntime(t, { manifest: QUICKSTART_MANIFEST, withQuickstartData: true }, async (context) => {
     t.is((await fetch(`${context.baseUrl}/v1/datasets/orders/acceleration/refresh`, { method: 'POST' })).status, 201);
+    // A refresh that fails (the file is no longer parquet) is recorded with its error.
+    writeFileSync(path.join(context.directory, 'data/orders.parquet'), 'not parquet any more');
+    t.is((await fetch(`${context.baseUrl}/v1/datasets/orders/acceleration/refresh`, { method: 'POST' })).status, 500);
     const rows = await taskRows(context, "task = 'accelerated_refresh'");
-    t.is(rows.length, 1);
-    t.is(rows[0]!.input, 'orders');
-    t.deepEqual(rows[0]!.labels, { dataset: 'orders' });
+    t.deepEqual(rows.map((row) => [row.input, row.labels['kind'], row.error_message === null]), [
+      ['orders', 'initial_load', true],
+      ['orders', 'refresh', true],
+      ['orders', 'refresh', false],
+    ]);
+    t.true(rows.every((row) => row.execution_duration_ms > 0), 'each row has the time the load took');
+    t.is(rows[2]!.labels['error_code'], 'DATASET_LOAD_FAILED');
+    t.regex(rows[2]!.error_message!, /parquet/i);
   });
 });
 
