@@ -42,6 +42,8 @@ export function createHooks() {
       before: new AsyncSeriesHook<[QueryRequest]>(['query']),
       /** Bail, when no cache answered: the first result returned replaces the local engine (cluster routing). */
       instead: new AsyncSeriesBailHook<[QueryRequest], QueryResult | undefined>(['query']),
+      /** Waterfall, every result whatever answered it (cache, instead, engine), just before it streams: observe or wrap the batches. */
+      result: new AsyncSeriesWaterfallHook<[QueryResult, QueryRequest]>(['result', 'query']),
       /** Series, once the result was fully sent, failed or was cancelled. */
       after: new AsyncSeriesHook<[QueryRequest, QueryOutcome]>(['query', 'outcome']),
     }),

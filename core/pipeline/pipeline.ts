@@ -112,6 +112,7 @@ export class QueryPipeline {
         (await preparing?.catch(() => undefined))?.close();
         throw error;
       }
+      result = await this.#hooks.query.result.promise(result, request);
       return { request, result: this.#observe(request, result, started, executionMs) };
     } catch (error) {
       const failure = toQuarryError(error, 'QUERY_FAILED');

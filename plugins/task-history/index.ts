@@ -96,7 +96,8 @@ export function createTaskHistoryPlugin(): QuarryPlugin {
 
       if (config.captured_output === 'truncated') {
         // Results the engine produced pass here; answers from the results cache do not (see docs/plugins/task-history.md).
-        runtime.hooks.cache.store.tap({ name: TASK_HISTORY_PLUGIN_NAME, stage: STAGE.OBSERVE_LAST }, (result, query) => captureFirstRows(result, query));
+        // query.result sees every answer, cache hits included.
+        runtime.hooks.query.result.tap({ name: TASK_HISTORY_PLUGIN_NAME, stage: STAGE.OBSERVE_LAST }, (result, query) => captureFirstRows(result, query));
       }
 
       runtime.hooks.query.after.tap({ name: TASK_HISTORY_PLUGIN_NAME, stage: STAGE.OBSERVE_LAST }, (query, outcome) => {
