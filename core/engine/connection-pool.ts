@@ -11,16 +11,29 @@ export class ConnectionPool {
   readonly #maxIdle: number;
   readonly #busy = new Set<DuckDBConnection>();
   #closed = false;
+  readonly #initializers: Array<(connection: DuckDBConnection) => Promise<void>> = [];
 
   constructor(instance: DuckDBInstance, maxIdle = 8) {
     this.#instance = instance;
     this.#maxIdle = maxIdle;
   }
 
+  /** Runs on every connection the pool opens from now on (per-connection UDFs); idle ones are dropped so all get it. */
+  addInitializer(initializer: (connection: DuckDBConnection) => Promise<void>): void {
+    this.#initializers.push(initializer);
+    for (const connection of this.#idle.splice(0)) connection.closeSync();
+  }
+
   async acquire(): Promise<DuckDBConnection> {
     if (this.#closed) throw new Error('connection pool is closed');
-    const connection = this.#idle.pop() ?? (await this.#instance.connect());
+    const connection = this.#idle.pop() ?? (await this.#open());
     this.#busy.add(connection);
+    return connection;
+  }
+
+  async #open(): Promise<DuckDBConnection> {
+    const connection = await this.#instance.connect();
+    for (const initializer of this.#initializers) await initializer(connection);
     return connection;
   }
 

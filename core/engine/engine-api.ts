@@ -1,3 +1,4 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { AccelerationConfig } from '../manifest/types.js';
 
 /**
@@ -41,4 +42,9 @@ export interface EngineApi {
    * Returns the rows as plain objects (keep results small). Never pass user SQL here.
    */
   runInternal(sql: string, parameters?: readonly unknown[]): Promise<Array<Record<string, unknown>>>;
+  /**
+   * Runs `initializer` on every engine connection queries use (DuckDB registers JS functions
+   * per connection): e.g. `connection.registerScalarFunction(...)`. Register in `startup`.
+   */
+  addConnectionInitializer(initializer: (connection: DuckDBConnection) => Promise<void>): void;
 }

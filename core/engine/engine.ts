@@ -171,6 +171,10 @@ export class Engine implements EngineApi {
     }
   }
 
+  addConnectionInitializer(initializer: (connection: DuckDBConnection) => Promise<void>): void {
+    this.#pool.addInitializer(initializer);
+  }
+
   async runInternal(sql: string, parameters: readonly unknown[] = []): Promise<Array<Record<string, unknown>>> {
     const connection = await this.#pool.acquire();
     try {

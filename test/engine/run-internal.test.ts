@@ -12,3 +12,25 @@ test('plugins can keep system tables with runInternal; users read them but canno
     t.is((await sql("INSERT INTO runtime.notes VALUES (2, 'x')")).status, 403);
   });
 });
+
+test('connection initializers register per-connection functions for every query', async (t) => {
+  const { DuckDBScalarFunction, INTEGER } = await import('@duckdb/node-api');
+  await withRuntime(t, { manifest: 'datasets: []\n' }, async ({ runtime, sql }) => {
+    runtime.engine.addConnectionInitializer(async (connection) => {
+      connection.registerScalarFunction(
+        DuckDBScalarFunction.create({
+          name: 'plus_one',
+          returnType: INTEGER,
+          parameterTypes: [INTEGER],
+          mainFunction: (info, input, output) => {
+            const values = input.getColumnVector(0);
+            for (let row = 0; row < input.rowCount; row++) output.setItem(row, (values.getItem(row) as number) + 1);
+            output.flush();
+          },
+        }),
+      );
+    });
+    const answers = await Promise.all([1, 2, 3].map((n) => sql(`SELECT plus_one(${n}) AS x`, { accept: 'application/json' }).then((r) => r.json())));
+    t.deepEqual(answers, [[{ x: 2 }], [{ x: 3 }], [{ x: 4 }]]);
+  });
+});
