@@ -1,7 +1,17 @@
+import { QuarryError } from '../../core/errors/quarry-error.js';
+import { STAGE } from '../../core/hooks/stages.js';
 import type { ManifestSectionSlice } from '../../core/manifest/slice.js';
-import { warnNotYetEffective } from '../../core/plugins/pending.js';
-import type { QuarryPlugin } from '../../core/plugins/types.js';
-import { functionsSchema, runtimeFunctionsSchema, toolsSchema } from './schema.js';
+import type { PluginRuntime, QuarryPlugin } from '../../core/plugins/types.js';
+import { createCatalog, functionListing, recordFunction, type RegisteredFunction } from './catalog.js';
+import './errors.js';
+import { checkEndpointRanges, remoteOptions, remoteScalarFunction } from './remote.js';
+import { functionsSchema, runtimeFunctionsSchema, toolsSchema, type FunctionDeclaration, type RuntimeFunctionsConfig, type ToolDeclaration } from './schema.js';
+import { dropSqlFunctionStatements, functionBody, sqlFunctionProbe, sqlFunctionStatements } from './sql-functions.js';
+import { SyncHttpClient } from './sync-http.js';
+import { functionTool, setFunctionTools, type FunctionTool } from './tools.js';
+
+export { userFunctionTools, type FunctionTool, type ToolArgumentType } from './tools.js';
+export type { RegisteredFunction } from './catalog.js';
 
 export const FUNCTIONS_PLUGIN_NAME = 'functions';
 
@@ -11,13 +21,102 @@ const slices: ManifestSectionSlice[] = [
   { path: 'tools', schema: toolsSchema, secretFields: ['*.params.**'] },
 ];
 
-/** User-defined SQL functions and SQL-callable tools (placeholder until the functions issue). */
+/** Engine errors start with their class ("Binder Error: ..."); keep the first line, which says what is wrong. */
+function firstLine(error: unknown): string {
+  return ((error as Error).message ?? String(error)).split('\n')[0]!;
+}
+
+function registrationError(declaration: FunctionDeclaration, index: number, reason: string, cause?: unknown): QuarryError {
+  return new QuarryError('FUNCTION_REGISTRATION_FAILED', `functions[${index}] (${declaration.name}): ${reason}`, { cause, details: { function: declaration.name } });
+}
+
+/** Registers a `from: sql` function: both macros, then a probe that binds it so a bad body fails now. */
+async function registerSqlFunction(runtime: PluginRuntime, declaration: FunctionDeclaration, index: number): Promise<void> {
+  let body: string;
+  try {
+    body = await functionBody(declaration, runtime.source.directory);
+  } catch (error) {
+    throw registrationError(declaration, index, `cannot read body_ref ${declaration.body_ref}: ${firstLine(error)}`, error);
+  }
+  try {
+    for (const statement of sqlFunctionStatements(declaration, body)) await runtime.engine.runInternal(statement);
+    await runtime.engine.runInternal(sqlFunctionProbe(declaration));
+  } catch (error) {
+    for (const statement of dropSqlFunctionStatements(declaration)) await runtime.engine.runInternal(statement).catch(() => undefined);
+    const what = declaration.kind === 'scalar' ? 'failed to parse function body as a SQL expression' : 'failed to parse function body as a SELECT';
+    throw registrationError(declaration, index, `${what}: ${firstLine(error)}`, error);
+  }
+}
+
+/** Registers an http(s) function: checks its params and endpoint, then adds the JS UDF to every connection. */
+function registerRemoteFunction(runtime: PluginRuntime, declaration: FunctionDeclaration, index: number, http: SyncHttpClient): void {
+  let create: () => ReturnType<typeof remoteScalarFunction>;
+  try {
+    const options = remoteOptions(declaration.params);
+    checkEndpointRanges(declaration.from, declaration.params.allowed_endpoint_ranges);
+    remoteScalarFunction(declaration, options, http); // checks the types now, not on the first connection
+    create = () => remoteScalarFunction(declaration, options, http);
+  } catch (error) {
+    throw registrationError(declaration, index, firstLine(error), error);
+  }
+  runtime.engine.addConnectionInitializer(async (connection) => connection.registerScalarFunction(create()));
+}
+
+/** `tools:` entries with `as_sql: true` (not implemented yet): say so instead of ignoring them. */
+function warnAboutSqlTools(runtime: PluginRuntime, tools: readonly ToolDeclaration[], enabled: boolean): void {
+  for (const tool of tools.filter((entry) => entry.as_sql === true)) {
+    runtime.log.warn(
+      enabled
+        ? `tool ${tool.name} has as_sql: true, but tools as SQL functions are not implemented in this release: it stays an LLM tool only`
+        : `tool ${tool.name} has as_sql: true, but runtime.functions.enabled is false: it stays an LLM tool only`,
+    );
+  }
+}
+
+/**
+ * User-defined functions: `from: sql` functions become DuckDB macros (global), `from:
+ * http(s)://` functions become JS scalar UDFs on every connection. `list_udfs()` and
+ * `GET /v1/functions` report what was registered.
+ */
 export function createFunctionsPlugin(): QuarryPlugin {
   return {
     name: FUNCTIONS_PLUGIN_NAME,
     manifest: slices,
     apply(runtime) {
-      for (const path of ['runtime.functions', 'functions', 'tools']) warnNotYetEffective(runtime, path, 'user-defined functions');
+      const config = runtime.section<RuntimeFunctionsConfig>('runtime.functions') ?? { enabled: false };
+      const declarations = runtime.section<FunctionDeclaration[]>('functions') ?? [];
+      const tools = runtime.section<ToolDeclaration[]>('tools') ?? [];
+      const registered: RegisteredFunction[] = [];
+      const http = new SyncHttpClient();
+
+      runtime.http.get('/v1/functions', async () => functionListing(registered));
+
+      runtime.hooks.startup.tapPromise(FUNCTIONS_PLUGIN_NAME, async () => {
+        await createCatalog(runtime.engine);
+        warnAboutSqlTools(runtime, tools, config.enabled);
+        if (!config.enabled) {
+          if (declarations.length > 0) runtime.log.warn(`${declarations.length} entries of functions: are not registered: runtime.functions.enabled is false`);
+          return;
+        }
+        const functionTools: FunctionTool[] = [];
+        for (const [index, declaration] of declarations.entries()) {
+          if (!declaration.enabled) continue;
+          if (declaration.from === 'sql') await registerSqlFunction(runtime, declaration, index);
+          else registerRemoteFunction(runtime, declaration, index, http);
+          // A remote answer may change between calls, so it is at most stable (as in Spice).
+          const volatility = declaration.from !== 'sql' && declaration.volatility === 'immutable' ? 'stable' : declaration.volatility;
+          const entry: RegisteredFunction = { name: declaration.name, kind: declaration.kind, volatility, from: declaration.from, description: declaration.description };
+          await recordFunction(runtime.engine, entry);
+          registered.push(entry);
+          const tool = functionTool(declaration);
+          if (typeof tool === 'string') runtime.log.debug(`function ${declaration.name} is not an MCP tool: ${tool}`);
+          else functionTools.push(tool);
+        }
+        setFunctionTools(runtime.hooks, functionTools);
+        runtime.log.info(`registered ${registered.length} user functions`, { functions: registered.map((entry) => entry.name) });
+      });
+
+      runtime.hooks.shutdown.stop.tapPromise({ name: FUNCTIONS_PLUGIN_NAME, stage: STAGE.STOP_PLUGINS }, () => http.close());
     },
   };
 }

@@ -76,23 +76,22 @@ function fakeRuntime(manifest: PluginRuntime['manifest']) {
 }
 
 /** Built-ins whose behaviour has not landed yet: they only validate and warn. */
-const PLACEHOLDER_PLUGINS = ['functions', 'mcp', 'source-rate-control', 'scheduler'];
+const PLACEHOLDER_PLUGINS = ['source-rate-control', 'scheduler'];
 
 test('each placeholder plugin warns when its section is configured, never for defaults', async (t) => {
-  const { manifest } = await load('runtime:\n  source_rate_control:\n    refresh_interval: 10s\n  mcp:\n    allowed_hosts: ["*"]\n');
+  const { manifest } = await load('runtime:\n  source_rate_control:\n    refresh_interval: 10s\n');
   const { runtime, records } = fakeRuntime(manifest);
   for (const plugin of defaultPlugins().filter((candidate) => PLACEHOLDER_PLUGINS.includes(candidate.name))) await plugin.apply(runtime);
   t.deepEqual(
     records.map((record) => `${record.level} ${record.message}`),
     [
-      'warn runtime.mcp is configured but has no effect yet: the MCP server is not implemented in this release',
       'warn runtime.source_rate_control is configured but has no effect yet: source rate control is not implemented in this release',
     ],
   );
 });
 
 test('warnNotYetEffective checks what was written, not the defaulted manifest', async (t) => {
-  const { manifest } = await load('runtime:\n  task_history:\n    enabled: false\nfunctions:\n  - name: f\n    from: sql\n');
+  const { manifest } = await load('runtime:\n  task_history:\n    enabled: false\nfunctions:\n  - name: f\n    from: sql\n    body: "1"\n    signature: { returns: int64 }\n');
   t.true(isConfigured(manifest, 'runtime.task_history'));
   t.true(isConfigured(manifest, 'functions'));
   t.false(isConfigured(manifest, 'runtime.cors'), 'cors is in the manifest object only through its defaults');

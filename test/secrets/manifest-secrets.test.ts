@@ -62,6 +62,7 @@ datasets:
 functions:
   - name: f
     from: https://fn.example
+    signature: { args: [{ name: x, type: utf8 }], returns: utf8 }
     params: { auth_bearer: "\${ secrets:s }", nested: { deep: "\${ secrets:s }" } }
 tools:
   - name: t
