@@ -85,9 +85,8 @@ export class QueryPipeline {
     this.#begin(request.id);
     // Prepared lazily: a statement whose classification is memoised and that a cache
     // answers never needs an engine connection.
-    let prepared: PreparedQuery | undefined;
     let preparing: Promise<PreparedQuery> | undefined;
-    const prepare = () => (preparing ??= this.#engine.prepare(request.sql).then((query) => (prepared = query)));
+    const prepare = () => (preparing ??= this.#engine.prepare(request.sql));
     try {
       const known = this.#classifications.get(request.sql) ?? (await this.#classify(request.sql, await prepare()));
       request.kind = known.kind;
