@@ -153,7 +153,9 @@ test('after "runtime unavailable" the same session reaches a runtime started sin
     const started = Date.now();
     const result = await collectResult(await transport.queryArrow('select 1 as one', {}));
     t.is(result.totalRows, 1);
-    t.true(Date.now() - started < 1000, 'no wait for gRPC reconnect back-off');
+    // After three failures gRPC's back-off waits about 2.5 s; a fresh channel answers at once
+    // (the bound leaves room for a loaded CI machine).
+    t.true(Date.now() - started < 2000, 'no wait for gRPC reconnect back-off');
   } finally {
     transport.close();
     await runtime?.stop();

@@ -26,8 +26,15 @@ test('a paused client makes the server stop pulling batches: memory stays bounde
     const iterator = stream.batches[Symbol.asyncIterator]();
     await iterator.next();
     stream.pause();
-    await sleep(700);
-    const pulledWhilePaused = stats.batchesPulled;
+    // Wait until the server has filled the buffers and stopped (on a loaded CI machine that
+    // can take a while), then check that it stays stopped.
+    let pulledWhilePaused = stats.batchesPulled;
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      await sleep(500);
+      if (stats.batchesPulled === pulledWhilePaused || Date.now() > deadline) break;
+      pulledWhilePaused = stats.batchesPulled;
+    }
     await sleep(700);
     t.is(stats.batchesPulled, pulledWhilePaused, 'no batch is pulled while the client does not read');
     t.log(`pulled ${pulledWhilePaused} of ~62 batches, then stopped`);

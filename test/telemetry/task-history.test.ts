@@ -173,6 +173,6 @@ test('enabled: false: there is no runtime.task_history table and nothing is reco
     t.is(taskHistory(context.runtime.hooks), undefined);
     const response = await context.sql('SELECT * FROM runtime.task_history');
     t.is(response.status, 400);
-    t.regex(await response.text(), /runtime\.task_history.*does not exist/);
+    t.regex(await response.text(), /TABLE_NOT_FOUND.*task_history.*does not exist/);
   });
 });
