@@ -4,6 +4,9 @@
  * the engine-only time for the same query in the same run (DuckDB in-process: raw chunks,
  * then chunks converted to Arrow batches as the engine does).
  * Targets: ≥ 5M rows/s through Flight, server RSS growth ≤ 300 MB.
+ *
+ * QUARRYD_NODE_FLAGS adds Node/V8 flags to the daemon's command line, e.g.
+ * `QUARRYD_NODE_FLAGS=--heap-growing-percent=100` (see docs/json-encoding.md §7).
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -24,7 +27,8 @@ interface Daemon {
 
 /** quarryd from source, on free ports; resolves once the Flight endpoint is logged and the dataset loaded. */
 async function startDaemon(): Promise<Daemon> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts'), directory, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
+  const nodeFlags = (process.env['QUARRYD_NODE_FLAGS'] ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts'), directory, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
     cwd: repositoryRoot,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

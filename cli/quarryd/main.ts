@@ -1,6 +1,13 @@
 // DuckDB runs its async work on libuv's thread pool; the default of 4 would cap concurrent queries.
 process.env['UV_THREADPOOL_SIZE'] ??= '16';
 
+import v8 from 'node:v8';
+// Streaming large results makes gigabytes of short-lived buffers; with its small default
+// heap target V8 then runs full collections back to back and throughput drops 3-5x.
+// Letting the heap grow faster between collections keeps large streams steady (measured:
+// Flight DoGet of 10M rows from 2-5M to 5.5M rows/s).
+v8.setFlagsFromString('--heap-growing-percent=100');
+
 import { stringify } from 'yaml';
 import { createLogger } from '../../core/log.js';
 import { isQuarryError } from '../../core/errors/quarry-error.js';

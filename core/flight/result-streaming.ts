@@ -22,29 +22,43 @@ const MAX_MESSAGES_IN_FLIGHT = 2;
  * Streams a result as FlightData: the schema message first, then per batch its new
  * dictionaries and the record batch, each split by rows so no message exceeds
  * `maxMessageBytes`. The next batch is pulled from the engine only when gRPC has room.
+ *
+ * FlightData is encoded into a few buffers recycled once gRPC has written them (grpc-js
+ * copies each message into its own frame), so a stream allocates no new buffer per
+ * message. (The engine converts batches ahead on its own while this waits for gRPC.)
  */
 export async function streamResult(
   call: WritableCall,
   result: { schema: Schema; batches: AsyncIterable<RecordBatch> },
   options: { maxMessageBytes: number; signal: AbortSignal; stats: FlightStats },
 ): Promise<{ rows: number }> {
-  const sender = new BackpressuredSender(call, options.signal, options.stats);
+  const buffers = new FrameBuffers();
+  const sender = new BackpressuredSender(call, options.signal, options.stats, buffers);
   const writer = new FlightMessageWriter();
   const iterator = result.batches[Symbol.asyncIterator]();
+  const frame = (message: IpcMessage): Buffer => encodeFlightData({ header: message.header, body: message.body }, buffers.allocate);
   let finished = false;
   let rows = 0;
+  // Pulls the next batch and frames all its messages before anything waits on gRPC: the
+  // batch (and its buffers) can then be collected while its messages wait, instead of
+  // surviving into the old generation, where only full garbage collections reclaim memory.
+  const nextFrames = async (): Promise<Buffer[] | null> => {
+    const next = await iterator.next();
+    if (next.done) return null;
+    options.stats.batchesPulled += 1;
+    rows += next.value.numRows;
+    return Array.from(splitMessages(writer, next.value, options.maxMessageBytes), frame);
+  };
   try {
     for (const message of writer.schemaMessages(result.schema)) await sender.send(frame(message));
     for (;;) {
       if (options.signal.aborted) throw cancelled();
-      const next = await iterator.next();
-      if (next.done) {
+      const frames = await nextFrames();
+      if (frames === null) {
         finished = true;
         break;
       }
-      options.stats.batchesPulled += 1;
-      rows += next.value.numRows;
-      for (const message of splitMessages(writer, next.value, options.maxMessageBytes)) await sender.send(frame(message));
+      for (const bytes of frames) await sender.send(bytes);
     }
     await sender.flushed();
     return { rows };
@@ -54,9 +68,36 @@ export async function streamResult(
   }
 }
 
-function frame(message: IpcMessage): Buffer {
-  return encodeFlightData({ header: message.header, body: message.body });
+/**
+ * Buffers FlightData is encoded into, reused once gRPC has written a message out: at most
+ * MAX_MESSAGES_IN_FLIGHT are held by gRPC, plus the one being encoded.
+ */
+class FrameBuffers {
+  readonly #free: Buffer[] = [];
+
+  readonly allocate = (size: number): Buffer => {
+    if (size < POOLED_MIN_BYTES) return Buffer.allocUnsafe(size);
+    for (let i = 0; i < this.#free.length; i++) {
+      const buffer = this.#free[i]!;
+      if (buffer.byteLength >= size) {
+        this.#free.splice(i, 1);
+        return buffer;
+      }
+    }
+    // None big enough (batches grew): let one small buffer go, allocate with some slack.
+    if (this.#free.length > 0) this.#free.shift();
+    return Buffer.allocUnsafeSlow(size + (size >> 4));
+  };
+
+  /** Gives back the buffer behind a message gRPC has written (`message` is a view of it). */
+  release(message: Buffer): void {
+    if (message.byteOffset !== 0 || message.buffer.byteLength < POOLED_MIN_BYTES || this.#free.length > MAX_MESSAGES_IN_FLIGHT) return;
+    this.#free.push(Buffer.from(message.buffer, 0, message.buffer.byteLength));
+  }
 }
+
+/** Smaller messages (schemas, tiny batches) are not worth recycling. */
+const POOLED_MIN_BYTES = 64 * 1024;
 
 /** The messages of one batch, re-encoding row slices of it when a record batch is too big. */
 function* splitMessages(writer: FlightMessageWriter, batch: RecordBatch, maxMessageBytes: number): Generator<IpcMessage> {
@@ -88,14 +129,16 @@ class BackpressuredSender {
   readonly #call: WritableCall;
   readonly #signal: AbortSignal;
   readonly #stats: FlightStats;
+  readonly #buffers: FrameBuffers;
   #inFlight = 0;
   #writeError: Error | undefined;
   #wake: (() => void) | undefined;
 
-  constructor(call: WritableCall, signal: AbortSignal, stats: FlightStats) {
+  constructor(call: WritableCall, signal: AbortSignal, stats: FlightStats, buffers: FrameBuffers) {
     this.#call = call;
     this.#signal = signal;
     this.#stats = stats;
+    this.#buffers = buffers;
   }
 
   async send(bytes: Buffer): Promise<void> {
@@ -107,7 +150,9 @@ class BackpressuredSender {
     const hasRoom = this.#call.write(bytes, (error) => {
       this.#inFlight -= 1;
       this.#stats.messagesInFlight -= 1;
+      // Written out: gRPC framed (copied) the message long before, its buffer is free again.
       if (error) this.#writeError = error;
+      else this.#buffers.release(bytes);
       this.#wake?.();
     });
     if (!hasRoom) await this.#waitFor((resolve) => this.#call.once('drain', resolve), (resolve) => this.#call.removeListener('drain', resolve));

@@ -17,19 +17,23 @@ export interface BatchSizeOptions {
   /** Cut a batch at this many rows (default 65,536). */
   readonly targetRowsPerBatch?: number;
   /**
-   * Keep a batch's buffers under about this many bytes (default 4 MiB − 64 KiB): a chunk
-   * that would take the batch past it starts the next batch instead. Only a single chunk
-   * bigger than the target makes a bigger batch.
+   * Keep a batch's buffers under about this many bytes (default 2.5 MiB): a chunk that would
+   * take the batch past it starts the next batch instead. Only a single chunk bigger than
+   * the target makes a bigger batch.
    */
   readonly targetBytesPerBatch?: number;
 }
 
 export const DEFAULT_TARGET_ROWS_PER_BATCH = 65_536;
 /**
- * A batch and its IPC framing then fit one 4 MiB message, the receive limit most gRPC
- * clients start with, so Flight sends each batch as it is instead of re-encoding slices.
+ * Large enough that per-batch costs (IPC headers, Flight messages, encoder setup) vanish,
+ * small enough that a batch lives briefly: buffers that outlive a young-generation garbage
+ * collection are only reclaimed by full collections, which V8 then runs back to back under
+ * a sustained stream (see docs/json-encoding.md, "Performance design"). It also keeps each
+ * batch well inside the 4 MiB message limit gRPC clients start with, so Flight never has to
+ * re-encode slices of it.
  */
-export const DEFAULT_TARGET_BYTES_PER_BATCH = 4 * 1024 * 1024 - 64 * 1024;
+export const DEFAULT_TARGET_BYTES_PER_BATCH = 2.5 * 1024 * 1024;
 
 /**
  * Accumulates DuckDB chunks of one result into Arrow record batches of `schema`.

@@ -1,8 +1,12 @@
 /**
- * A byte buffer that grows by doubling, handed off whole when a batch is finished.
+ * A byte buffer that grows by doubling and is reused from batch to batch.
  *
  * Batches must own their memory (the IPC encoder keeps views of it while the socket
- * drains), so `take()` gives the buffer away and the next append starts a fresh one.
+ * drains), so `take()` copies the written bytes out into a buffer of exactly their size
+ * and keeps this one for the next batch. The copy is cheap next to what it saves: the
+ * batch's memory is allocated when the batch is finished rather than when it is started,
+ * so it is young (reclaimed by a cheap young-generation collection) when the consumer
+ * drops it soon after, and no slack past the written bytes is handed out with it.
  */
 export class GrowableBytes {
   bytes: Uint8Array;
@@ -34,13 +38,19 @@ export class GrowableBytes {
   }
 
   /**
-   * The written bytes (offset 0 of their own ArrayBuffer); the builder starts over empty,
-   * sized like the batch just taken: the next batch of a result is usually as large, and
-   * growing to it by doubling would copy everything about once more.
+   * The written bytes, copied into their own ArrayBuffer (at offset 0); the builder starts
+   * over empty with its capacity kept, since the next batch of a result is usually as large.
+   * A capacity far beyond what the batch needed (one exceptional batch) is given back.
    */
   take(): Uint8Array {
     const taken = this.bytes.slice(0, this.length);
+    if (this.bytes.length > SHRINK_ABOVE && this.bytes.length > 4 * this.length) {
+      this.bytes = new Uint8Array(Math.max(this.initialCapacity, this.length * 2));
+    }
     this.length = 0;
     return taken;
   }
 }
+
+/** Capacities up to this are kept whatever the batch used. */
+const SHRINK_ABOVE = 4 * 1024 * 1024;

@@ -44,31 +44,136 @@ export async function openBatchStream(result: DuckDBResult, options: StreamOptio
   return { schema, batches: batchesOf(result, schema, options, { chunk: first }) };
 }
 
-async function* batchesOf(
-  result: DuckDBResult,
-  schema: Schema,
-  options: StreamOptions,
-  prefetched: { chunk: Awaited<ReturnType<DuckDBResult['fetchChunk']>> } | null,
-): AsyncGenerator<RecordBatch, void, undefined> {
-  const assembler = new BatchAssembler(schema, result.columnTypes(), options);
-  const { signal } = options;
-  // One fetch always in flight: DuckDB produces the next chunk on its own threads while
-  // this one is copied and its batches consumed (encoded, written) on the JS thread.
-  let next: Promise<Awaited<ReturnType<DuckDBResult['fetchChunk']>>> = prefetched !== null ? Promise.resolve(prefetched.chunk) : result.fetchChunk();
-  try {
-    for (;;) {
-      signal?.throwIfAborted();
-      const chunk = await next;
-      if (chunk === null || chunk.rowCount === 0) break;
-      next = result.fetchChunk();
-      yield* assembler.append(chunk);
-    }
-  } finally {
-    // When the consumer stops early, wait for the fetch still in flight (its failure, e.g.
-    // an interrupt, is of no interest now): the caller may hand the connection to the
-    // next query as soon as this returns.
-    await next.catch(() => undefined);
+type Chunk = Awaited<ReturnType<DuckDBResult['fetchChunk']>>;
+
+/** Batches converted ahead of the consumer, at most (the one being assembled comes on top): enough to overlap, little memory. */
+const MAX_QUEUED_BATCHES = 1;
+
+function batchesOf(result: DuckDBResult, schema: Schema, options: StreamOptions, prefetched: { chunk: Chunk } | null): AsyncIterable<RecordBatch> {
+  let taken = false;
+  return {
+    [Symbol.asyncIterator]() {
+      if (taken) throw new Error('the batches of a result can be read once');
+      taken = true;
+      return new BatchPump(result, new BatchAssembler(schema, result.columnTypes(), options), options.signal, prefetched);
+    },
+  };
+}
+
+/**
+ * Fetches and converts chunks ahead of the consumer. DuckDB runs the query on its own
+ * threads, and every chunk costs a round trip to them; converting only when the consumer
+ * asks would leave DuckDB idle while the consumer encodes and writes (JSON rendering,
+ * Flight framing, socket back-pressure). The pump instead keeps one fetch in flight at all
+ * times and converts each chunk as it arrives, whenever the thread is free, until
+ * MAX_QUEUED_BATCHES batches wait: bounded memory, and no fetch beyond it.
+ *
+ * Only one fetch is ever in flight: two concurrent fetches of one result could complete
+ * out of order. Errors and the end of the result reach the consumer after the batches
+ * queued before them; an aborted signal or `return()` stops the pump at once, and
+ * `return()` resolves only once the fetch in flight has settled, so the caller may hand the
+ * connection to the next query.
+ */
+class BatchPump implements AsyncIterator<RecordBatch> {
+  readonly #queue: RecordBatch[] = [];
+  readonly #result: DuckDBResult;
+  readonly #assembler: BatchAssembler;
+  readonly #signal: AbortSignal | undefined;
+  readonly #finished: Promise<void>;
+  #ended = false;
+  #stopped = false;
+  #failure: { error: unknown } | null = null;
+  /** Wakes the consumer waiting for a batch, the end or a failure. */
+  #consumerWaiting: (() => void) | null = null;
+  /** Wakes the pump waiting for room in the queue (or for `return()`). */
+  #pumpWaiting: (() => void) | null = null;
+
+  constructor(result: DuckDBResult, assembler: BatchAssembler, signal: AbortSignal | undefined, prefetched: { chunk: Chunk } | null) {
+    this.#result = result;
+    this.#assembler = assembler;
+    this.#signal = signal;
+    this.#finished = this.#run(prefetched !== null ? Promise.resolve(prefetched.chunk) : null);
   }
-  const tail = assembler.flush();
-  if (tail !== null) yield tail;
+
+  async #run(first: Promise<Chunk> | null): Promise<void> {
+    let inFlight: Promise<Chunk> | null = null;
+    try {
+      this.#signal?.throwIfAborted();
+      inFlight = first ?? this.#result.fetchChunk();
+      inFlight.catch(() => undefined);
+      for (;;) {
+        const chunk: Chunk = await inFlight;
+        inFlight = null;
+        if (this.#stopped) return;
+        this.#signal?.throwIfAborted();
+        if (chunk === null || chunk.rowCount === 0) break;
+        // The next chunk is on its way while this one is converted. It may fail while the
+        // pump waits for room, before anything awaits it: mark it handled now (the failure
+        // still reaches the `await` above).
+        inFlight = this.#result.fetchChunk();
+        inFlight.catch(() => undefined);
+        for (const batch of this.#assembler.append(chunk)) this.#push(batch);
+        while (this.#queue.length >= MAX_QUEUED_BATCHES && !this.#stopped) {
+          await new Promise<void>((resolve) => (this.#pumpWaiting = resolve));
+        }
+        if (this.#stopped) return;
+      }
+      const tail = this.#assembler.flush();
+      if (tail !== null) this.#push(tail);
+    } catch (error) {
+      this.#failure = { error };
+    } finally {
+      // A fetch still in flight (when stopped early) must settle before the connection is
+      // reused; its outcome, e.g. an interrupt, is of no interest any more.
+      if (inFlight !== null) await inFlight.catch(() => undefined);
+      this.#ended = true;
+      this.#wakeConsumer();
+    }
+  }
+
+  #push(batch: RecordBatch): void {
+    this.#queue.push(batch);
+    this.#wakeConsumer();
+  }
+
+  #wakeConsumer(): void {
+    const wake = this.#consumerWaiting;
+    this.#consumerWaiting = null;
+    wake?.();
+  }
+
+  #wakePump(): void {
+    const wake = this.#pumpWaiting;
+    this.#pumpWaiting = null;
+    wake?.();
+  }
+
+  async next(): Promise<IteratorResult<RecordBatch, undefined>> {
+    for (;;) {
+      if (this.#stopped) return { done: true, value: undefined };
+      if (this.#signal?.aborted) {
+        await this.return();
+        throw this.#signal.reason;
+      }
+      const batch = this.#queue.shift();
+      if (batch !== undefined) {
+        this.#wakePump();
+        return { done: false, value: batch };
+      }
+      if (this.#failure !== null) {
+        this.#stopped = true;
+        throw this.#failure.error;
+      }
+      if (this.#ended) return { done: true, value: undefined };
+      await new Promise<void>((resolve) => (this.#consumerWaiting = resolve));
+    }
+  }
+
+  async return(): Promise<IteratorResult<RecordBatch, undefined>> {
+    this.#stopped = true;
+    this.#queue.length = 0;
+    this.#wakePump();
+    await this.#finished;
+    return { done: true, value: undefined };
+  }
 }
