@@ -84,7 +84,7 @@ export function tapSqlResultsCache(options: SqlResultsCacheOptions): SwrRefreshe
     const cache = options.cache();
     if (!state || !cache) return result;
     Object.assign(result.headers, facts(cache, state, state.status));
-    const batches = state.directives.noStore ? result.batches : keepCopy(result, (kept) => save(cache, request, state, result, kept), cache.maxBytes);
+    const batches = state.directives.noStore ? result.batches : keepCopy(result, (kept) => save(cache, request, state, result, kept), cache.maxBytes / MAX_ENTRY_FRACTION);
     return { schema: result.schema, batches, cacheStatus: state.status, headers: result.headers };
   });
 
@@ -138,6 +138,13 @@ function notCached(request: QueryRequest, why: string): QuarryError {
   }
   return new QuarryError('CACHE_ONLY_IF_CACHED_MISS', `Cache-Control: only-if-cached, and ${why}: the query was not run (send it without only-if-cached to run it)`);
 }
+
+/**
+ * One result may use at most this fraction of max_size: a result as large as the cache
+ * would evict everything else for one entry, and keeping and encoding it delays the end of
+ * its own stream. Larger results stream through uncached.
+ */
+const MAX_ENTRY_FRACTION = 4;
 
 function replay(batches: readonly RecordBatch[]): AsyncIterable<RecordBatch> {
   return {
