@@ -45,7 +45,8 @@ async function openInProcess() {
 
 async function timeHttp(baseUrl: string, sql: string): Promise<number> {
   const started = performance.now();
-  const response = await fetch(`${baseUrl}/v1/sql`, { method: 'POST', body: sql, headers: { accept: 'application/json' } });
+  // no-cache: the engine runs every time (the results cache would answer repeats otherwise).
+  const response = await fetch(`${baseUrl}/v1/sql`, { method: 'POST', body: sql, headers: { accept: 'application/json', 'cache-control': 'no-cache' } });
   if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
   await response.arrayBuffer();
   return performance.now() - started;
