@@ -1,4 +1,5 @@
 import { DataType, DateUnit, Precision, TimeUnit, type Field } from 'apache-arrow';
+import { DUCKDB_TYPE_KEY } from '../../../core/engine/arrow/field-metadata.js';
 
 /**
  * SQL-flavoured, lower-case names of Arrow column types for the table's type row
@@ -49,7 +50,6 @@ function childTypeName(field: Field | undefined): string {
 }
 
 /** Field metadata key quarryd sets to the DuckDB type a column had. */
-const DUCKDB_TYPE_KEY = 'duckdb:type';
 
 /**
  * DuckDB types that travel as a stand-in Arrow type (UUID as varchar, HUGEINT as

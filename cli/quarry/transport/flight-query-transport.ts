@@ -50,8 +50,7 @@ export class FlightQueryTransport implements QueryTransport {
   }
 
   async queryText(sql: string, format: TextFormat, options: QueryOptions): Promise<TextQueryResult> {
-    // Loaded only here: the encoders pull in the DuckDB bindings (for type-name constants),
-    // which table output and the HTTP transport do not need.
+    // Loaded only here: table output and the HTTP transport do not need the encoders.
     const { encodeCsv, encodeJson } = await import('../../../core/http/encoders/index.js');
     const result = await this.queryArrow(sql, options);
     if (!result.schema) throw new TransportError(`${this.endpoint} sent no result schema`);

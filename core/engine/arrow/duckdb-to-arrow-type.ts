@@ -50,14 +50,9 @@ import {
   Utf8,
 } from 'apache-arrow';
 
-/** Field metadata key of Arrow extension types (canonical `arrow.json`, `geoarrow.wkb`). */
-export const ARROW_EXTENSION_NAME_KEY = 'ARROW:extension:name';
-/** Field metadata key holding the DuckDB type the column had (e.g. `UUID`, `TIME_TZ`). */
-export const DUCKDB_TYPE_KEY = 'duckdb:type';
-/** Extension name marking a Utf8 field whose values are JSON documents (DuckDB's JSON type). */
-export const JSON_EXTENSION_NAME = 'arrow.json';
-/** Extension name marking a Binary field holding well-known-binary geometries. */
-export const WKB_EXTENSION_NAME = 'geoarrow.wkb';
+import { ARROW_EXTENSION_NAME_KEY, DUCKDB_TYPE_KEY, JSON_EXTENSION_NAME, WKB_EXTENSION_NAME } from './field-metadata.js';
+
+export { ARROW_EXTENSION_NAME_KEY, DUCKDB_TYPE_KEY, JSON_EXTENSION_NAME, WKB_EXTENSION_NAME };
 
 /** Name of the child field of List and FixedSizeList, as pyarrow and arrow-rs name it. */
 export const LIST_ITEM_NAME = 'item';

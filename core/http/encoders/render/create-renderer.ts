@@ -1,5 +1,5 @@
 import { DataType, Field, makeVector, Type, type Dictionary, type Int, type Map_, type Struct, type Time, type Union } from 'apache-arrow';
-import { ARROW_EXTENSION_NAME_KEY, DUCKDB_TYPE_KEY, JSON_EXTENSION_NAME } from '../../../engine/arrow/duckdb-to-arrow-type.js';
+import { ARROW_EXTENSION_NAME_KEY, DUCKDB_TYPE_KEY, JSON_EXTENSION_NAME } from '../../../engine/arrow/field-metadata.js';
 import { csvQuoted, renderDictionary, renderList, renderMap, renderStruct, renderUnion } from './nested-renderers.js';
 import { writeNull, type ColumnRenderer, type Dialect } from './renderer.js';
 import { renderBool, renderFloat, renderInt64, renderNullColumn, renderSmallInt } from './scalar-renderers.js';
