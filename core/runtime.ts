@@ -20,6 +20,8 @@ import type { ListenerReport, QuarryPlugin } from './plugins/types.js';
 import { QueryPipeline } from './pipeline/pipeline.js';
 import { deepFreeze } from './text/deep-freeze.js';
 import { MetricsRegistry } from './metrics/registry.js';
+import { ConnectorRegistry } from './engine/sources/connector-registry.js';
+import { fileConnector } from './engine/sources/file-source.js';
 
 export interface RuntimeOptions {
   manifest: Manifest;
@@ -46,6 +48,8 @@ export class Runtime {
   readonly http: FastifyInstance;
   /** Every metric of the runtime and its plugins; the telemetry plugin exports it. */
   readonly metrics = new MetricsRegistry();
+  /** Dataset connectors by `from:` scheme; plugins add theirs in `apply`. */
+  readonly connectors = new ConnectorRegistry();
   readonly #phase = new PhaseMachine();
   readonly #options: RuntimeOptions;
   #manifest: Manifest;
@@ -62,6 +66,7 @@ export class Runtime {
   constructor(options: RuntimeOptions) {
     this.#options = options;
     this.#manifest = options.manifest;
+    this.connectors.register(fileConnector, 'the core');
     this.source = options.source;
     this.log = options.log;
     const tls = options.manifest.runtime.tls;
@@ -146,6 +151,7 @@ export class Runtime {
         manifest: this.#manifest,
         source: this.source,
         log: this.log.child('engine'),
+        connectors: this.connectors,
         onDatasetLoaded: (event) => {
           this.hooks.datasets.loaded.promise(event).catch((error: Error) => this.log.error('a datasets.loaded tap failed', { error: error.message }));
         },
@@ -182,6 +188,7 @@ export class Runtime {
         metrics: this.#options.metrics,
       },
       reportListener: (listener: ListenerReport) => this.#pluginListeners.push(listener),
+      connectors: this.connectors,
       tls: this.#tls,
       manifest: () => this.#manifest,
       engine: () => this.#engine,

@@ -6,7 +6,8 @@ import type { Logger } from '../log.js';
 import type { DatasetConfig } from '../manifest/types.js';
 import type { DatasetState, DatasetStatus } from './engine-api.js';
 import type { DatasetLoadEvent } from '../pipeline/types.js';
-import { resolveFileSource, type FileSource } from './sources/file-source.js';
+import type { DatasetSource, EngineSource } from './sources/connector.js';
+import type { ConnectorRegistry } from './sources/connector-registry.js';
 import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
 
 interface DatasetEntry {
@@ -14,13 +15,16 @@ interface DatasetEntry {
   state: DatasetState;
   error: string | undefined;
   loadedAt: string | undefined;
-  source: FileSource | undefined;
+  source: EngineSource | undefined;
   /** Where an accelerated dataset's rows live. */
   accelerationTable: TableRef | undefined;
   refreshing: Promise<void> | undefined;
   /** Whether the first load has happened (until then the name is a view reading the source). */
   viewReadsTable: boolean;
 }
+
+/** How long a connector may take to bring its local mirror up to date before a load. */
+const LOAD_TIMEOUT_MS = 10 * 60_000;
 
 export type RunStatement = (sql: string) => Promise<void>;
 
@@ -47,9 +51,14 @@ export class DatasetRegistry {
   readonly #baseDirectory: string;
   readonly #log: Logger;
   readonly #onLoaded: (event: DatasetLoadEvent) => void;
+  readonly #connectors: ConnectorRegistry;
 
-  constructor(datasets: readonly DatasetConfig[], options: { baseDirectory: string; log: Logger; onLoaded?: (event: DatasetLoadEvent) => void }) {
+  constructor(
+    datasets: readonly DatasetConfig[],
+    options: { baseDirectory: string; log: Logger; connectors: ConnectorRegistry; onLoaded?: (event: DatasetLoadEvent) => void },
+  ) {
     this.#baseDirectory = options.baseDirectory;
+    this.#connectors = options.connectors;
     this.#log = options.log;
     this.#onLoaded = options.onLoaded ?? (() => undefined);
     for (const config of datasets) {
@@ -98,12 +107,8 @@ export class DatasetRegistry {
   async register(run: RunStatement): Promise<void> {
     for (const entry of this.#entries.values()) {
       try {
-        entry.source = resolveFileSource({
-          from: entry.config.from,
-          params: entry.config.params,
-          baseDirectory: this.#baseDirectory,
-          datasetName: entry.config.name,
-        });
+        entry.source = engineReadable(entry.config, await this.#connectors.resolve(entry.config, { baseDirectory: this.#baseDirectory, log: this.#log }));
+        for (const statement of entry.source.setupStatements ?? []) await run(statement);
         await ensureSchema(run, entry.config.name);
         await run(`CREATE OR REPLACE VIEW ${quoteQualifiedName(entry.config.name)} AS SELECT * FROM ${entry.source.tableExpression}`);
         if (isAccelerated(entry.config)) {
@@ -162,6 +167,7 @@ export class DatasetRegistry {
 
   async #load(entry: DatasetEntry, run: RunStatement): Promise<void> {
     const started = performance.now();
+    await entry.source!.synchronise?.(AbortSignal.timeout(LOAD_TIMEOUT_MS));
     const table = entry.accelerationTable!.sql;
     const view = quoteQualifiedName(entry.config.name);
     const select = `SELECT * FROM ${entry.source!.tableExpression}`;
@@ -249,6 +255,12 @@ export class DatasetRegistry {
     entry.error = toQuarryError(error).message;
     this.#log.error('dataset failed to load', { dataset: entry.config.name, from: entry.config.from, error: entry.error });
   }
+}
+
+/** Fetch sources (the connector reads, the engine loads Arrow batches) are not wired into the registry yet. */
+function engineReadable(config: DatasetConfig, source: DatasetSource): EngineSource {
+  if (source.kind === 'engine') return source;
+  throw new QuarryError('DATASET_SOURCE_UNSUPPORTED', `dataset ${config.name}: the connector for "${config.from}" fetches rows itself, and loading fetched rows is not implemented yet`);
 }
 
 function isAccelerated(config: DatasetConfig): boolean {

@@ -9,6 +9,7 @@ import { appendBatches } from './append.js';
 import { classifyStatement, statementTypeName } from './classify.js';
 import { ConnectionPool } from './connection-pool.js';
 import { DatasetRegistry } from './datasets.js';
+import type { ConnectorRegistry } from './sources/connector-registry.js';
 import type { DatasetStatus, EngineApi } from './engine-api.js';
 import { engineError } from './engine-errors.js';
 import { defaultMemoryLimitBytes } from './memory-limit.js';
@@ -39,6 +40,8 @@ export interface EngineOptions {
   log: Logger;
   /** Told after every load or refresh attempt of a dataset (successful or not). */
   onDatasetLoaded?: (event: DatasetLoadEvent) => void;
+  /** The `from:` schemes this deployment serves (core `file:` plus connector plugins). */
+  connectors: ConnectorRegistry;
   /** Told after a dataset's data changed (refresh or write), so caches can drop what read it. */
   onDatasetChanged: (dataset: string, reason: 'refresh' | 'write') => Promise<void>;
 }
@@ -63,6 +66,7 @@ export class Engine implements EngineApi {
     this.#registry = new DatasetRegistry(options.manifest.datasets, {
       baseDirectory: options.source.directory,
       log: options.log.child('datasets'),
+      connectors: options.connectors,
       onLoaded: (event) => options.onDatasetLoaded?.(event),
     });
   }

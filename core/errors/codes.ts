@@ -70,6 +70,8 @@ const coreCodes = {
   DATASET_NOT_ACCELERATED: { http: 400, grpc: GRPC.FAILED_PRECONDITION, description: 'The operation needs an accelerated dataset.' },
   DATASET_LOAD_FAILED: { http: 500, grpc: GRPC.INTERNAL, description: 'A dataset could not be loaded or refreshed; the message gives the reason.' },
   DATASET_REFRESH_IN_PROGRESS: { http: 409, grpc: GRPC.ABORTED, description: 'A refresh of the dataset is already running.' },
+  DATASET_SOURCE_UNSUPPORTED: { http: 400, grpc: GRPC.FAILED_PRECONDITION, description: 'A dataset\'s `from:` names a scheme no connector in this deployment serves; the message lists the schemes that are served.' },
+  CONNECTOR_CONFLICT: { http: 500, grpc: GRPC.INTERNAL, description: 'Two plugins registered a connector for the same `from:` scheme.' },
   // The Flight SQL door.
   FLIGHT_COMMAND_INVALID: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'A Flight descriptor, ticket, action body or command could not be decoded (not a google.protobuf.Any, or its value does not match its type).' },
   FLIGHT_COMMAND_UNSUPPORTED: { http: 501, grpc: GRPC.UNIMPLEMENTED, description: 'The Flight method, command type or action is not supported by Quarry (e.g. DoExchange, Substrait plans, transactions).' },

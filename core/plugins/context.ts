@@ -9,6 +9,7 @@ import type { QueryPipeline } from '../pipeline/pipeline.js';
 import type { ListenAddresses, ListenerReport, PluginRuntime } from './types.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { TlsService } from '../listeners/tls-service.js';
+import type { ConnectorRegistry } from '../engine/sources/connector-registry.js';
 
 /** What the runtime lends the plugin contexts; engine and pipeline exist only after start-up. */
 export interface PluginHost {
@@ -20,6 +21,7 @@ export interface PluginHost {
   readonly listenAddresses: ListenAddresses;
   readonly tls: TlsService | undefined;
   reportListener(listener: ListenerReport): void;
+  readonly connectors: ConnectorRegistry;
   manifest(): Manifest;
   engine(): Engine | undefined;
   pipeline(): QueryPipeline | undefined;
@@ -63,5 +65,6 @@ export function createPluginRuntime(host: PluginHost, pluginName: string): Plugi
     listenAddresses: host.listenAddresses,
     tls: host.tls,
     reportListener: (listener) => host.reportListener(listener),
+    registerConnector: (connector) => host.connectors.register(connector, `plugin "${pluginName}"`),
   };
 }

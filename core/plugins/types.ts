@@ -8,6 +8,7 @@ import type { QueryRequest, QueryResult, Protocol, Principal } from '../pipeline
 import type { EngineApi } from '../engine/engine-api.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { TlsService } from '../listeners/tls-service.js';
+import type { DatasetConnector } from '../engine/sources/connector.js';
 
 /** A manifest section a plugin owns: its path and the zod schema that validates and defaults it. */
 export interface ManifestSlice {
@@ -77,4 +78,6 @@ export interface PluginRuntime {
   readonly tls: TlsService | undefined;
   /** Shows a plugin's listener in `/v1/status` (and `quarry status`). */
   reportListener(listener: ListenerReport): void;
+  /** Serves datasets whose `from:` uses the connector's schemes (call in `apply`; see core/engine/sources/connector.ts). */
+  registerConnector(connector: DatasetConnector): void;
 }

@@ -7,6 +7,8 @@ import { DatasetRegistry } from '../../core/engine/datasets.js';
 import { createLogger } from '../../core/log.js';
 import { datasetSchema } from '../../core/manifest/sections/datasets.js';
 import { withRuntime } from '../helpers/runtime.js';
+import { ConnectorRegistry } from '../../core/engine/sources/connector-registry.js';
+import { fileConnector } from '../../core/engine/sources/file-source.js';
 
 /**
  * The registry's loads run through a stand-in connection that only counts how many loads
@@ -21,7 +23,9 @@ async function maximumConcurrentLoads(parallelism: number | undefined): Promise<
     writeFileSync(path.join(directory, `d${index}.csv`), 'a\n1\n');
     return datasetSchema.parse({ from: `file:d${index}.csv`, name: `d${index}`, acceleration: { enabled: true } });
   });
-  const registry = new DatasetRegistry(configs, { baseDirectory: directory, log: createLogger({ sink: () => undefined }) });
+  const connectors = new ConnectorRegistry();
+  connectors.register(fileConnector, 'the core');
+  const registry = new DatasetRegistry(configs, { baseDirectory: directory, log: createLogger({ sink: () => undefined }), connectors });
   await registry.register(async () => undefined);
   let running = 0;
   let maximum = 0;

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { QuarryError } from '../../errors/quarry-error.js';
 import { quoteLiteral } from '../sql-text.js';
+import type { DatasetConnector, EngineSource } from './connector.js';
 
 export type FileFormat = 'parquet' | 'csv' | 'json';
 
@@ -13,6 +14,15 @@ const formatsByExtension: Record<string, FileFormat> = {
   '.json': 'json',
   '.jsonl': 'json',
   '.ndjson': 'json',
+};
+
+/** The core's connector for `file:` datasets: DuckDB reads the files itself. */
+export const fileConnector: DatasetConnector = {
+  schemes: ['file'],
+  resolve: (dataset): EngineSource => ({
+    kind: 'engine',
+    ...resolveFileSource({ from: dataset.from, params: dataset.params, baseDirectory: dataset.baseDirectory, datasetName: dataset.name }),
+  }),
 };
 
 /** A `file:` dataset source resolved against the manifest directory. */

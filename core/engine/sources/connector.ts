@@ -1,0 +1,93 @@
+import type { RecordBatch, Schema } from 'apache-arrow';
+import type { Logger } from '../../log.js';
+
+/**
+ * The connector seam: a plugin serves one or more `from:` schemes (`s3`, `postgres`,
+ * `https`, ...) by resolving each dataset that names one to a `DatasetSource`. The core
+ * serves `file:` through the same seam (sources/file-connector.ts).
+ *
+ * DuckDB here has no extensions beyond parquet/json/icu (no httpfs, no postgres or sqlite
+ * scanner: they cannot be downloaded), so a source is one of two kinds:
+ *  - `engine`: DuckDB reads it itself with a table expression over local files or an
+ *    attached read-only database (a connector may first mirror remote objects locally);
+ *  - `fetch`: the connector reads the data itself and hands the engine Arrow batches.
+ */
+export interface DatasetConnector {
+  /** The `from:` schemes it serves, without the colon: `s3`, `postgres`, `https`. */
+  readonly schemes: readonly string[];
+  /**
+   * Resolves one dataset. Validate `params` here and throw a QuarryError naming the dataset
+   * and the key; do no network I/O (sources connect lazily, when loaded or queried).
+   */
+  resolve(dataset: ConnectorDataset): DatasetSource | Promise<DatasetSource>;
+}
+
+/** One manifest dataset as a connector sees it. */
+export interface ConnectorDataset {
+  /** The dataset's SQL name as the manifest spells it. */
+  readonly name: string;
+  /** The whole `from:` value, e.g. `postgres:public.orders`. */
+  readonly from: string;
+  /** The scheme before the first colon, lower case: `postgres`. */
+  readonly scheme: string;
+  /** `from` after `scheme:`, e.g. `public.orders` or `//bucket/prefix/`. */
+  readonly location: string;
+  /** The dataset's `params`, secrets already resolved, every value a string. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The manifest's directory: relative paths in params resolve against it. */
+  readonly baseDirectory: string;
+  readonly log: Logger;
+}
+
+export type DatasetSource = EngineSource | FetchSource;
+
+/** DuckDB reads the data itself. */
+export interface EngineSource {
+  readonly kind: 'engine';
+  /** The SQL table expression that reads it, e.g. `read_parquet('/abs/orders.parquet')`. */
+  readonly tableExpression: string;
+  /** Paths and directories the engine must still be allowed to read after lockdown. */
+  readonly allowedPaths: readonly string[];
+  readonly allowedDirectories: readonly string[];
+  /** Statements run once on the engine's admin connection before lockdown (e.g. `ATTACH ... (READ_ONLY)`). */
+  readonly setupStatements?: readonly string[];
+  /**
+   * Brings a local mirror up to date (e.g. objects downloaded from a bucket) before each load
+   * or refresh and, for a dataset read live, before the queries that read it.
+   */
+  synchronise?(signal: AbortSignal): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/** The connector reads rows itself and hands the engine Arrow record batches. */
+export interface FetchSource {
+  readonly kind: 'fetch';
+  /** The dataset's columns; asked once at registration (a live dataset's view is typed by it). */
+  schema(signal: AbortSignal): Promise<Schema>;
+  /**
+   * Reads the source. `request` narrows what is read; a source applies what it can (the
+   * engine re-applies every filter, so applying none is correct, only slower). Every batch
+   * has the columns asked for (all of `schema()` when `columns` is undefined), in that order.
+   * An upstream failure must throw: an error never becomes an empty result.
+   */
+  scan(request: ScanRequest): AsyncIterable<RecordBatch>;
+  close?(): Promise<void>;
+}
+
+export interface ScanRequest {
+  readonly signal: AbortSignal;
+  /** Columns wanted, by name; all when undefined. */
+  readonly columns?: readonly string[];
+  /** Predicates that all hold for every wanted row (a conjunction). */
+  readonly filters?: readonly ScanFilter[];
+  /** At most this many rows are wanted (only set when no filter is left to the engine). */
+  readonly limit?: number;
+}
+
+/** One simple predicate on a column, as pushed down from a query or an append refresh. */
+export type ScanFilter =
+  | { readonly column: string; readonly operator: '=' | '<>' | '<' | '<=' | '>' | '>='; readonly value: ScanValue }
+  | { readonly column: string; readonly operator: 'IN'; readonly values: readonly ScanValue[] }
+  | { readonly column: string; readonly operator: 'IS NULL' | 'IS NOT NULL' };
+
+export type ScanValue = string | number | bigint | boolean | Date;
