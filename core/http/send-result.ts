@@ -12,6 +12,14 @@ import { CONTENT_TYPES, type ResultFormat } from './negotiate.js';
  */
 export async function sendResult(reply: FastifyReply, result: QueryResult, format: ResultFormat, extraHeaders: Record<string, string>): Promise<FastifyReply> {
   const iterator = result.batches[Symbol.asyncIterator]();
+  const memoName = `http:${format}`;
+  const memoised = result.memo?.get(memoName);
+  if (memoised) {
+    // A cache hit encoded before: the same bytes again, no decoding or encoding.
+    setHeaders(reply, result, format, extraHeaders);
+    void iterator.return?.();
+    return reply.header('content-length', memoised.byteLength).send(memoised);
+  }
   // A client that leaves before the body streams would otherwise leave the result open
   // (the query never reported finished, its engine connection held): close it then.
   let closed = false;
@@ -43,9 +51,7 @@ export async function sendResult(reply: FastifyReply, result: QueryResult, forma
   };
   const input = { schema: result.schema, batches: replayed };
   const body = format === 'arrow' ? encodeArrowStream(input) : format === 'csv' ? encodeCsv(input) : encodeJson(input);
-  reply.header('content-type', CONTENT_TYPES[format]);
-  reply.header('x-cache', result.cacheStatus);
-  for (const [name, value] of Object.entries({ ...extraHeaders, ...result.headers })) reply.header(name, value);
+  setHeaders(reply, result, format, extraHeaders);
   // Small answers (most queries, every typical cache hit) go out as one buffer with a
   // Content-Length: one write instead of a chunked stream's several. Larger ones stream.
   const encoded = body[Symbol.asyncIterator]();
@@ -53,7 +59,11 @@ export async function sendResult(reply: FastifyReply, result: QueryResult, forma
   let headBytes = 0;
   for (;;) {
     const next = await encoded.next();
-    if (next.done) return reply.header('content-length', headBytes).send(head.length === 1 ? head[0] : Buffer.concat(head, headBytes));
+    if (next.done) {
+      const whole = head.length === 1 ? head[0]! : Buffer.concat(head, headBytes);
+      result.memo?.set(memoName, whole);
+      return reply.header('content-length', headBytes).send(whole);
+    }
     head.push(next.value);
     headBytes += next.value.byteLength;
     if (headBytes >= SINGLE_WRITE_BYTES) break;
@@ -67,6 +77,13 @@ export async function sendResult(reply: FastifyReply, result: QueryResult, forma
     }
   }
   return reply.send(Readable.from(rest(), { objectMode: false, highWaterMark: 1 << 20 }));
+}
+
+function setHeaders(reply: FastifyReply, result: QueryResult, format: ResultFormat, extraHeaders: Record<string, string>): void {
+  reply.header('content-type', CONTENT_TYPES[format]);
+  reply.header('x-cache', result.cacheStatus);
+  for (const name in extraHeaders) reply.header(name, extraHeaders[name]);
+  for (const name in result.headers) reply.header(name, result.headers[name]);
 }
 
 /** Answers up to this size are sent in one write; larger ones are streamed as they are encoded. */

@@ -8,8 +8,9 @@ import type { Engine } from '../engine/engine.js';
 import type { PhaseMachine } from '../lifecycle/phase.js';
 import { createStatementPolicy, insertTarget, referencedDatasets } from './statement-policy.js';
 import { LRUCache } from 'lru-cache';
+import { LazyAbort } from './lazy-abort.js';
 import type { PreparedQuery } from '../engine/engine.js';
-import type { CacheStatus, InboundRequest, Principal, Protocol, QueryOutcome, QueryRequest, QueryResult } from './types.js';
+import type { CacheStatus, InboundRequest, Principal, Protocol, QueryOutcome, QueryRequest, QueryResult, ResultMemo } from './types.js';
 
 interface Classification {
   readonly kind: QueryRequest['kind'];
@@ -23,7 +24,8 @@ export interface ExecuteOptions {
   protocol: Protocol;
   principal: Principal;
   inbound?: InboundRequest;
-  signal?: AbortSignal;
+  /** Aborts the query; a LazyAbort makes its AbortSignal only if something needs it. */
+  signal?: AbortSignal | LazyAbort;
 }
 
 /**
@@ -66,6 +68,8 @@ export class QueryPipeline {
   async execute(options: ExecuteOptions): Promise<{ request: QueryRequest; result: QueryResult }> {
     if (!this.#phase.acceptsWork) throw new QuarryError('RUNTIME_SHUTTING_DOWN', 'the runtime is shutting down and accepts no new queries');
     if (options.sql.trim() === '') throw new QuarryError('SQL_EMPTY', 'no SQL was given: send one SQL statement, e.g. SELECT 1');
+    const abort = options.signal;
+    let ownSignal: AbortSignal | undefined;
     const request: QueryRequest = {
       id: randomUUID(),
       sql: options.sql,
@@ -73,7 +77,10 @@ export class QueryPipeline {
       protocol: options.protocol,
       principal: options.principal,
       inbound: options.inbound,
-      signal: options.signal ?? new AbortController().signal,
+      get signal() {
+        if (abort instanceof LazyAbort) return abort.signal;
+        return abort ?? (ownSignal ??= new AbortController().signal);
+      },
       startTime: new Date(),
       kind: 'other',
       statementType: 'UNKNOWN',
@@ -112,7 +119,8 @@ export class QueryPipeline {
         throw error;
       }
       result = await this.#hooks.query.result.promise(result, request);
-      return { request, result: this.#observe(request, result, started, executionMs) };
+      const aborted = () => (abort instanceof LazyAbort ? abort.aborted : request.signal.aborted);
+      return { request, result: this.#observe(request, result, started, executionMs, aborted) };
     } catch (error) {
       const failure = toQuarryError(error, 'QUERY_FAILED');
       await this.#after(request, started, { status: failure.code === 'QUERY_CANCELLED' ? 'cancelled' : 'error', error: failure, rows: 0, executionMs: 0, cacheStatus: undefined });
@@ -132,7 +140,7 @@ export class QueryPipeline {
   }
 
   /** Wraps the batches to count rows and fire `query.after` exactly once when the stream ends. */
-  #observe(request: QueryRequest, result: QueryResult, started: number, executionMs: () => number): QueryResult {
+  #observe(request: QueryRequest, result: QueryResult, started: number, executionMs: () => number, aborted: () => boolean): QueryResult {
     const source = result.batches;
     let rows = 0;
     let reported = false;
@@ -167,13 +175,24 @@ export class QueryPipeline {
           },
           async return() {
             await iterator.return?.();
-            await report(request.signal.aborted ? 'cancelled' : 'ok');
+            await report(aborted() ? 'cancelled' : 'ok');
             return { done: true, value: undefined };
           },
         };
       },
     };
-    return { schema: result.schema, batches: observed, cacheStatus: result.cacheStatus, headers: result.headers };
+    // A door that sends a memoised body sends every row at once, then closes the batches.
+    const memo = result.memo;
+    const observedMemo: ResultMemo | undefined = memo && {
+      rows: memo.rows,
+      get: (name) => {
+        const body = memo.get(name);
+        if (body) rows = memo.rows;
+        return body;
+      },
+      set: (name, body) => memo.set(name, body),
+    };
+    return { schema: result.schema, batches: observed, cacheStatus: result.cacheStatus, headers: result.headers, ...(observedMemo ? { memo: observedMemo } : {}) };
   }
 
   async #after(

@@ -95,6 +95,22 @@ export interface QueryResult {
   cacheStatus: CacheStatus;
   /** Extra response headers (HTTP) or metadata (Flight) for this result, lower-case names. */
   readonly headers: Record<string, string>;
+  /** Set when the same result is served again and again (a cache entry): doors may keep their encodings of it. */
+  readonly memo?: ResultMemo;
+}
+
+/**
+ * Encoded forms of a result that does not change while it is served (a results-cache
+ * entry). A door encodes a small result once and sends the same bytes to every later
+ * request; the memo's owner decides what it keeps and counts the bytes against its budget.
+ */
+export interface ResultMemo {
+  /** Rows in the result. */
+  readonly rows: number;
+  /** A body kept earlier under a door-chosen name, e.g. `http:json`. */
+  get(name: string): Uint8Array | undefined;
+  /** Offers a body to keep; the owner may decline (too large, over budget). */
+  set(name: string, body: Uint8Array): void;
 }
 
 /** What `query.after` is told once a result has been fully sent, failed or was cancelled. */

@@ -6,7 +6,7 @@ import type { CacheMetrics } from './metrics.js';
 export interface CacheEntry<V> {
   readonly value: V;
   /** Bytes the value really holds (compressed when compressed); what `max_size` counts. */
-  readonly bytes: number;
+  bytes: number;
   /** The unhashed key: checked on every hit, so a hash collision is a miss, never a wrong answer. */
   readonly material: string;
   /** Datasets the value was computed from (lower-case): their invalidation drops it. */
@@ -145,6 +145,19 @@ export class ResultCache<V> {
     };
     this.#index(key, entry);
     const held = this.#store.set(key, entry, Math.max(1, options.bytes));
+    if (!held) this.#unindex(key, entry);
+    return held;
+  }
+
+  /**
+   * The entry under `key` now holds `extraBytes` more (e.g. an encoded response kept beside
+   * it): re-counted against max_size, which may evict others or the entry itself. False
+   * when the entry is no longer held (evicted or invalidated since it was found).
+   */
+  grow(key: string, entry: CacheEntry<V>, extraBytes: number): boolean {
+    if (this.#store.peek(key) !== entry) return false;
+    entry.bytes += extraBytes;
+    const held = this.#store.set(key, entry, Math.max(1, entry.bytes));
     if (!held) this.#unindex(key, entry);
     return held;
   }

@@ -3,7 +3,7 @@ import { QuarryError } from '../../core/errors/quarry-error.js';
 import { STAGE } from '../../core/hooks/stages.js';
 import type { Logger } from '../../core/log.js';
 import type { PluginRuntime } from '../../core/plugins/types.js';
-import type { CacheInvalidation, CacheStatus, QueryRequest, QueryResult } from '../../core/pipeline/types.js';
+import type { CacheInvalidation, CacheStatus, QueryRequest, QueryResult, ResultMemo } from '../../core/pipeline/types.js';
 import { parseCacheControl, type CacheDirectives } from './cache-control.js';
 import { readsSystemTables, type CacheKeyBuilder, type CacheKeySource } from './cache-key.js';
 import { cacheResponseHeaders } from './response-headers.js';
@@ -75,8 +75,13 @@ export function tapSqlResultsCache(options: SqlResultsCacheOptions): SwrRefreshe
       return undefined;
     }
     if (verdict === 'STALE' && cache.staleWhileRevalidateMs > 0) refresher.start(request, key, hash);
-    const { schema, batches } = decodeStored(found.entry.value);
-    return { schema, batches: replay(batches), cacheStatus: verdict, headers: facts(cache, state, verdict, found) };
+    const stored = found.entry.value;
+    const headers = facts(cache, state, verdict, found);
+    const memo = memoOf(cache, found);
+    // Every door the entry was encoded for before: no decoding at all.
+    if (stored.rendered.size > 0) return { schema: stored.schema, batches: lazyReplay(stored), cacheStatus: verdict, headers, memo };
+    const { schema, batches } = decodeStored(stored);
+    return { schema, batches: replay(batches), cacheStatus: verdict, headers, memo };
   });
 
   runtime.hooks.cache.store.tap({ name, stage: STAGE.CACHE }, (result, request) => {
@@ -145,6 +150,38 @@ function notCached(request: QueryRequest, why: string): QuarryError {
  * its own stream. Larger results stream through uncached.
  */
 const MAX_ENTRY_FRACTION = 4;
+
+/** Encoded bodies kept per entry at most this large each (larger ones are streamed anyway). */
+const MAX_MEMO_BODY_BYTES = 64 * 1024;
+/** Distinct encodings kept per entry (JSON, JSON as text, CSV, Arrow). */
+const MAX_MEMO_BODIES = 4;
+
+/** The entry's encoded bodies as a ResultMemo; kept bodies count in the entry's size. */
+function memoOf(cache: ResultCache<StoredResult>, found: CacheLookup<StoredResult>): ResultMemo {
+  const stored = found.entry.value;
+  return {
+    rows: stored.rows,
+    get: (name) => stored.rendered.get(name),
+    set: (name, body) => {
+      if (body.byteLength > MAX_MEMO_BODY_BYTES || stored.rendered.size >= MAX_MEMO_BODIES || stored.rendered.has(name)) return;
+      if (cache.grow(found.key, found.entry, body.byteLength)) stored.rendered.set(name, body);
+    },
+  };
+}
+
+/** The stored batches, decoded only if a door reads them (one that has no memoised body). */
+function lazyReplay(stored: StoredResult): AsyncIterable<RecordBatch> {
+  return {
+    [Symbol.asyncIterator]() {
+      let inner: AsyncIterator<RecordBatch> | undefined;
+      const open = () => (inner ??= replay(decodeStored(stored).batches)[Symbol.asyncIterator]());
+      return {
+        next: () => open().next(),
+        return: () => Promise.resolve({ done: true, value: undefined }),
+      };
+    },
+  };
+}
 
 function replay(batches: readonly RecordBatch[]): AsyncIterable<RecordBatch> {
   return {

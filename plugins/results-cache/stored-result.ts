@@ -20,6 +20,9 @@ export interface StoredResult {
   readonly bytes: number;
   /** Bytes of the IPC stream before compression (equal to `bytes` for `none`). */
   readonly ipcBytes: number;
+  readonly rows: number;
+  /** Response bodies doors encoded from this result (see ResultMemo); their bytes count in the entry's size. */
+  readonly rendered: Map<string, Uint8Array>;
 }
 
 /** zstd level 3: zstd's default, near level 1's speed and within 3% of level 9's size on result data. */
@@ -41,13 +44,15 @@ export function resultToIpc(schema: Schema, batches: readonly RecordBatch[]): Ui
 
 export function encodeResult(schema: Schema, batches: readonly RecordBatch[], encoding: ResultEncoding): StoredResult {
   const ipc = resultToIpc(schema, batches);
+  const rows = batches.reduce((total, batch) => total + batch.numRows, 0);
+  const rendered = new Map<string, Uint8Array>();
   if (encoding === 'zstd') {
     const compressed = compress(ipc, ZSTD_LEVEL);
-    return { schema, encoding, batches: undefined, compressed, bytes: compressed.byteLength, ipcBytes: ipc.byteLength };
+    return { schema, encoding, batches: undefined, compressed, bytes: compressed.byteLength, ipcBytes: ipc.byteLength, rows, rendered };
   }
   // Schema and batches as decoded, so a hit serves what a zstd hit would decode too.
   const table = tableFromIPC(ipc);
-  return { schema: table.schema, encoding, batches: table.batches, compressed: undefined, bytes: ipc.byteLength, ipcBytes: ipc.byteLength };
+  return { schema: table.schema, encoding, batches: table.batches, compressed: undefined, bytes: ipc.byteLength, ipcBytes: ipc.byteLength, rows, rendered };
 }
 
 /** Schema and batches of a stored result, decompressing and decoding when it is compressed. */

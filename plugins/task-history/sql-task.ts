@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { EngineApi } from '../../core/engine/engine-api.js';
 import type { DatasetLoadEvent, QueryOutcome, QueryRequest } from '../../core/pipeline/types.js';
 import type { TaskRow } from './table.js';
@@ -7,14 +7,28 @@ import type { TaskRow } from './table.js';
 export const MAX_INPUT_CHARS = 64 * 1024;
 export const TRUNCATED_MARKER = '...[truncated]';
 
+/** Random bytes drawn 4 KiB at a time: one `randomBytes` call per id was a visible cost on the cache-hit path. */
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+function randomHex(bytes: number): string {
+  if (poolOffset + bytes > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const hex = pool.toString('hex', poolOffset, poolOffset + bytes);
+  poolOffset += bytes;
+  return hex;
+}
+
 /** A span id: 8 random bytes as 16 hex digits (W3C trace-context size). */
 export function newSpanId(): string {
-  return randomBytes(8).toString('hex');
+  return randomHex(8);
 }
 
 /** A trace id: 16 random bytes as 32 hex digits. */
 export function newTraceId(): string {
-  return randomBytes(16).toString('hex');
+  return randomHex(16);
 }
 
 export function truncate(text: string, limit: number): string {

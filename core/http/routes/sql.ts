@@ -3,6 +3,7 @@ import { negotiateFormat } from '../negotiate.js';
 import { sendResult } from '../send-result.js';
 import { readSqlBody } from '../sql-body.js';
 import type { RouteContext } from './context.js';
+import { LazyAbort } from '../../pipeline/lazy-abort.js';
 
 /** `POST /v1/sql`: one statement in, the result streamed out as JSON rows, CSV or Arrow IPC. */
 export function registerSqlRoute(app: FastifyInstance, context: RouteContext): void {
@@ -10,9 +11,9 @@ export function registerSqlRoute(app: FastifyInstance, context: RouteContext): v
     const { sql, parameters } = readSqlBody(request);
     const format = negotiateFormat(request.headers.accept);
     // The engine query stops when the client goes away before the response is complete.
-    const controller = new AbortController();
+    const abort = new LazyAbort();
     reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) controller.abort();
+      if (!reply.raw.writableFinished) abort.abort();
     });
     const { result } = await context.pipeline.execute({
       sql,
@@ -20,7 +21,7 @@ export function registerSqlRoute(app: FastifyInstance, context: RouteContext): v
       protocol: 'http',
       principal: request.inbound.principal,
       inbound: request.inbound,
-      signal: controller.signal,
+      signal: abort,
     });
     return sendResult(reply, result, format, request.inbound.responseHeaders);
   });
