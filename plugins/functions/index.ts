@@ -8,9 +8,8 @@ import { checkEndpointRanges, remoteOptions, remoteScalarFunction } from './remo
 import { functionsSchema, runtimeFunctionsSchema, toolsSchema, type FunctionDeclaration, type RuntimeFunctionsConfig, type ToolDeclaration } from './schema.js';
 import { dropSqlFunctionStatements, functionBody, sqlFunctionProbe, sqlFunctionStatements } from './sql-functions.js';
 import { SyncHttpClient } from './sync-http.js';
-import { functionTool, setFunctionTools, type FunctionTool } from './tools.js';
+import { functionTool } from './tools.js';
 
-export { userFunctionTools, type FunctionTool, type ToolArgumentType } from './tools.js';
 export type { RegisteredFunction } from './catalog.js';
 
 export const FUNCTIONS_PLUGIN_NAME = 'functions';
@@ -98,7 +97,6 @@ export function createFunctionsPlugin(): QuarryPlugin {
           if (declarations.length > 0) runtime.log.warn(`${declarations.length} entries of functions: are not registered: runtime.functions.enabled is false`);
           return;
         }
-        const functionTools: FunctionTool[] = [];
         for (const [index, declaration] of declarations.entries()) {
           if (!declaration.enabled) continue;
           if (declaration.from === 'sql') await registerSqlFunction(runtime, declaration, index);
@@ -108,11 +106,10 @@ export function createFunctionsPlugin(): QuarryPlugin {
           const entry: RegisteredFunction = { name: declaration.name, kind: declaration.kind, volatility, from: declaration.from, description: declaration.description };
           await recordFunction(runtime.engine, entry);
           registered.push(entry);
-          const tool = functionTool(declaration);
-          if (typeof tool === 'string') runtime.log.debug(`function ${declaration.name} is not an MCP tool: ${tool}`);
-          else functionTools.push(tool);
+          const tool = functionTool(runtime, declaration);
+          if (typeof tool === 'string') runtime.log.debug(`function ${declaration.name} is not a tool: ${tool}`);
+          else runtime.tools.register(tool);
         }
-        setFunctionTools(runtime.hooks, functionTools);
         runtime.log.info(`registered ${registered.length} user functions`, { functions: registered.map((entry) => entry.name) });
       });
 
