@@ -41,6 +41,8 @@ function asGeometry(value: unknown): DecodedGeometry {
 
 /** A point's coordinate, or the reason it has none; ST_X / ST_Y of an empty point is NULL, as in PostGIS. */
 function pointOrdinate(value: unknown, axis: 'x' | 'y'): number | null {
+  const point = asGeometry(value).point;
+  if (point) return point[axis];
   const decoded = asGeometry(value).geometry;
   if (decoded.getGeometryType() !== 'Point') throw new GeoError(GEO_CODES.invalidArgument, `expected a POINT, got a ${decoded.getGeometryType().toUpperCase()}`);
   if (decoded.isEmpty()) return null;
@@ -74,8 +76,7 @@ function perimeter(shape: Shape): number {
 
 /** A non-empty point's coordinate, for the indexed point-in-polygon path. */
 function pointCoordinate(decoded: DecodedGeometry): unknown {
-  const shape = decoded.geometry;
-  return shape.getGeometryType() === 'Point' && !shape.isEmpty() ? shape.getCoordinate() : undefined;
+  return decoded.point;
 }
 
 /**
@@ -194,13 +195,17 @@ export function scalarFunction(definition: GeoFunction, decoder: GeometryDecoder
     mainFunction: (info, input, output) => {
       const columns = definition.parameters.map((_, index) => input.getColumnVector(index));
       const args = new Array<unknown>(columns.length);
-      for (let row = 0; row < input.rowCount; row++) {
+      // A constant argument (the polygon of a point-in-polygon filter) repeats on every row:
+      // comparing its bytes with the previous row's (memcmp) skips even the cache lookup.
+      const previous: Array<{ bytes: Buffer; decoded: DecodedGeometry } | undefined> = new Array(columns.length);
+      const rowCount = input.rowCount;
+      for (let row = 0; row < rowCount; row++) {
         try {
           let hasNull = false;
           for (let index = 0; index < columns.length; index++) {
             const value = columns[index]!.getItem(row);
             hasNull ||= value === null;
-            args[index] = isGeometry[index] && value !== null ? decoder.decode((value as DuckDBGeometryValue).bytes) : value;
+            args[index] = isGeometry[index] && value !== null ? decodeRepeated(decoder, (value as DuckDBGeometryValue).bytes, previous, index) : value;
           }
           // DuckDB masks rows with a NULL argument to NULL itself; they are never computed.
           if (hasNull) {
@@ -217,6 +222,16 @@ export function scalarFunction(definition: GeoFunction, decoder: GeometryDecoder
       output.flush();
     },
   });
+}
+
+/** Decodes a GEOMETRY argument, reusing the previous row's geometry of that argument when the bytes are equal. */
+function decodeRepeated(decoder: GeometryDecoder, raw: Uint8Array, previous: Array<{ bytes: Buffer; decoded: DecodedGeometry } | undefined>, index: number): DecodedGeometry {
+  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  const last = previous[index];
+  if (last && last.bytes.equals(bytes)) return last.decoded;
+  const decoded = decoder.decode(raw);
+  previous[index] = { bytes, decoded };
+  return decoded;
 }
 
 function codeOf(error: unknown): string {

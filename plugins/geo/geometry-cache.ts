@@ -1,5 +1,6 @@
 import type { Shape } from './shape.js';
 import GeometryFactory from 'jsts/org/locationtech/jts/geom/GeometryFactory.js';
+import Coordinate from 'jsts/org/locationtech/jts/geom/Coordinate.js';
 import IndexedPointInAreaLocator from 'jsts/org/locationtech/jts/algorithm/locate/IndexedPointInAreaLocator.js';
 import { readWkb } from './wkb.js';
 
@@ -17,6 +18,34 @@ export interface DecodedGeometry {
    * would be the general tool, but its ES-module build cannot construct one.)
    */
   pointLocator(): PointLocator | undefined;
+  /** Set for a non-empty 2D point: its coordinate, read straight from the bytes (no JTS object needed). */
+  readonly point: Coordinate | undefined;
+}
+
+/** A 2D little-endian WKB point (what ST_Point and DuckDB write): 1 byte order, type 1, x, y. */
+function isSimplePoint(bytes: Uint8Array): boolean {
+  return bytes.byteLength === 21 && bytes[0] === 1 && bytes[1] === 1 && bytes[2] === 0 && bytes[3] === 0 && bytes[4] === 0;
+}
+
+/**
+ * Points are most rows of most spatial queries: their coordinate is read directly and the
+ * JTS geometry made only if a function needs it (distance, buffer), not for ST_X or a
+ * point-in-polygon test.
+ */
+function simplePoint(bytes: Uint8Array, factory: GeometryFactory): DecodedGeometry | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const x = view.getFloat64(5, true);
+  const y = view.getFloat64(13, true);
+  if (Number.isNaN(x) && Number.isNaN(y)) return undefined; // POINT EMPTY: the general path
+  const coordinate = new Coordinate(x, y);
+  let geometry: Shape | undefined;
+  return {
+    get geometry() {
+      return (geometry ??= factory.createPoint(coordinate) as Shape);
+    },
+    pointLocator: NO_LOCATOR,
+    point: coordinate,
+  };
 }
 
 /** Values smaller than this (a point is 21 bytes) are cheaper to parse than to look up. */
@@ -42,8 +71,10 @@ export class GeometryDecoder {
   #cachedBytes = 0;
 
   decode(bytes: Uint8Array): DecodedGeometry {
+    const point = isSimplePoint(bytes) ? simplePoint(bytes, this.factory) : undefined;
+    if (point) return point;
     if (bytes.byteLength < CACHE_MIN_BYTES || bytes.byteLength > CACHE_MAX_BYTES / 4) {
-      return { geometry: readWkb(bytes, this.factory), pointLocator: NO_LOCATOR };
+      return { geometry: readWkb(bytes, this.factory), pointLocator: NO_LOCATOR, point: undefined };
     }
     // latin1 maps each byte to one UTF-16 unit: an exact key, made at memcpy speed.
     const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
@@ -61,6 +92,7 @@ export class GeometryDecoder {
     const entry: CacheEntry = {
       geometry,
       size: bytes.byteLength,
+      point: undefined,
       pointLocator: areal ? () => (++asked < 2 ? undefined : (locator ??= new IndexedPointInAreaLocator(geometry))) : NO_LOCATOR,
     };
     this.#cache.set(key, entry);
