@@ -8,7 +8,7 @@ import { QuarryError } from '../errors/quarry-error.js';
  */
 const FUNCTION_ERROR = /^[A-Za-z ]+? Error: \[([A-Z][A-Z0-9_]*)\] ([\s\S]*)$/;
 
-/** The error code string to put before a JS function's message: `functionErrorMessage('GEO_INVALID_WKT', '...')`. */
+/** The error code string to put before a JS function's message: `functionErrorMessage('GEO_INVALID_GEOMETRY', 'ST_GeomFromText: ...')`. */
 export function functionErrorMessage(code: string, message: string): string {
   return `[${code}] ${message}`;
 }
