@@ -21,6 +21,7 @@ import { QueryPipeline } from './pipeline/pipeline.js';
 import { deepFreeze } from './text/deep-freeze.js';
 import { MetricsRegistry } from './metrics/registry.js';
 import { ConnectorRegistry } from './engine/sources/connector-registry.js';
+import { ToolRegistry } from './tools/tool-registry.js';
 import { fileConnector } from './engine/sources/file-source.js';
 
 export interface RuntimeOptions {
@@ -50,6 +51,8 @@ export class Runtime {
   readonly metrics = new MetricsRegistry();
   /** Dataset connectors by `from:` scheme; plugins add theirs in `apply`. */
   readonly connectors = new ConnectorRegistry();
+  /** Tools plugins offer to agents; the MCP plugin exposes them. */
+  readonly tools = new ToolRegistry();
   readonly #phase = new PhaseMachine();
   readonly #options: RuntimeOptions;
   #manifest: Manifest;
@@ -189,6 +192,7 @@ export class Runtime {
       },
       reportListener: (listener: ListenerReport) => this.#pluginListeners.push(listener),
       connectors: this.connectors,
+      tools: this.tools,
       tls: this.#tls,
       manifest: () => this.#manifest,
       engine: () => this.#engine,

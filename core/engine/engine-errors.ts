@@ -1,4 +1,17 @@
+import { isRegisteredErrorCode } from '../errors/codes.js';
 import { QuarryError } from '../errors/quarry-error.js';
+
+/**
+ * A JS function registered in the engine (a plugin's UDF) reports its failure with
+ * `info.setError('[CODE] message')`; DuckDB prefixes its error class ("Invalid Input Error: ").
+ * When CODE is a registered code, the query fails with it and the plugin's message.
+ */
+const FUNCTION_ERROR = /^[A-Za-z ]+? Error: \[([A-Z][A-Z0-9_]*)\] ([\s\S]*)$/;
+
+/** The error code string to put before a JS function's message: `functionErrorMessage('GEO_INVALID_GEOMETRY', 'ST_GeomFromText: ...')`. */
+export function functionErrorMessage(code: string, message: string): string {
+  return `[${code}] ${message}`;
+}
 
 /**
  * Maps DuckDB's error text ("Parser Error: ...", "Catalog Error: ...") to stable codes.
@@ -9,6 +22,8 @@ export function engineError(error: unknown, context: { datasetNames?: () => stri
   // The node binding prefixes parse failures with its own words; the engine's text follows.
   const message = (error instanceof Error ? error.message : String(error)).replace(/^Failed to extract statements: /, '');
   const kind = /^([A-Za-z ]+?) Error:/.exec(message)?.[1] ?? '';
+  const fromFunction = FUNCTION_ERROR.exec(message);
+  if (fromFunction && isRegisteredErrorCode(fromFunction[1]!)) return new QuarryError(fromFunction[1]!, fromFunction[2]!.trim(), { cause: error });
   const missingTable = /^Catalog Error: Table with name (.+?) does not exist!/.exec(message);
   if (missingTable) {
     const names = context.datasetNames?.() ?? [];

@@ -101,6 +101,11 @@ export function defineErrorCodes(codes: Record<string, ErrorCodeSpec>): void {
   }
 }
 
+/** Whether a code is in the table (the core's or a plugin's). */
+export function isRegisteredErrorCode(code: string): boolean {
+  return registry.has(code);
+}
+
 export function errorCodeSpec(code: string): ErrorCodeSpec {
   return registry.get(code) ?? coreCodes.INTERNAL;
 }

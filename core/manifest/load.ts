@@ -83,7 +83,7 @@ export async function loadManifest(options: LoadManifestOptions): Promise<Loaded
 
   const manifest = finishManifest(result.data as Manifest, source);
   recordRawDocument(manifest, document);
-  const warnings = [...yamlWarnings, ...documentWarnings(document, slices), ...ruleWarnings];
+  const warnings = [...yamlWarnings, ...documentWarnings(document, slices, plugins.map((plugin) => plugin.name)), ...ruleWarnings];
   runSliceResolvers(slices, manifest, document, warnings);
 
   const resolver = await secrets.get();

@@ -11,9 +11,12 @@ import { formatPath, hasPath, isMapping, parsePath } from './path.js';
  * not serve, `runtime.params` keys nothing reads, keys accepted before their behaviour
  * lands, and sections of plugins switched off.
  */
-export function documentWarnings(document: Record<string, unknown>, slices: readonly OwnedSlice[]): string[] {
-  return [...spiceOnlyWarnings(document), ...paramsWarnings(document), ...notYetEffectiveWarnings(document), ...disabledSectionWarnings(document, slices)];
+export function documentWarnings(document: Record<string, unknown>, slices: readonly OwnedSlice[], pluginNames: readonly string[] = []): string[] {
+  return [...spiceOnlyWarnings(document), ...paramsWarnings(document), ...notYetEffectiveWarnings(document, pluginNames), ...disabledSectionWarnings(document, slices)];
 }
+
+/** The plugin that serves `runtime.params.geo` (the spatial ST_* functions); a deployment may leave it out. */
+const GEO_PLUGIN = 'geo';
 
 function spiceOnlyWarnings(document: Record<string, unknown>): string[] {
   const warnings: string[] = [];
@@ -48,7 +51,7 @@ function isPendingParam(key: string): boolean {
   return key.startsWith('http_') || key.startsWith('columnar_');
 }
 
-function notYetEffectiveWarnings(document: Record<string, unknown>): string[] {
+function notYetEffectiveWarnings(document: Record<string, unknown>, pluginNames: readonly string[]): string[] {
   const warnings: string[] = [];
   const runtime = isMapping(document.runtime) ? document.runtime : {};
   const params = isMapping(runtime.params) ? runtime.params : {};
@@ -56,8 +59,8 @@ function notYetEffectiveWarnings(document: Record<string, unknown>): string[] {
     const topic = key.startsWith('http_') ? 'outbound HTTP rate control' : 'columnar accelerator tuning';
     warnings.push(notYetEffectiveMessage(`runtime.params.${key}`, topic));
   }
-  if (params.geo === 'enabled') {
-    warnings.push('runtime.params.geo is "enabled" but has no effect: this build does not include the spatial ST_* functions');
+  if (params.geo === 'enabled' && !pluginNames.includes(GEO_PLUGIN)) {
+    warnings.push('runtime.params.geo is "enabled" but has no effect: the geo plugin (the spatial ST_* functions) is not part of this deployment');
   }
   const flight = isMapping(runtime.flight) ? runtime.flight : {};
   for (const key of Object.keys(flight)) warnings.push(notYetEffectiveMessage(`runtime.flight.${key}`, 'Flight listener tuning'));

@@ -9,6 +9,7 @@ import type { EngineApi } from '../engine/engine-api.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { TlsService } from '../listeners/tls-service.js';
 import type { DatasetConnector } from '../engine/sources/connector.js';
+import type { RuntimeTool } from '../tools/tool-registry.js';
 
 /** A manifest section a plugin owns: its path and the zod schema that validates and defaults it. */
 export interface ManifestSlice {
@@ -80,4 +81,9 @@ export interface PluginRuntime {
   reportListener(listener: ListenerReport): void;
   /** Serves datasets whose `from:` uses the connector's schemes (call in `apply`; see core/engine/sources/connector.ts). */
   registerConnector(connector: DatasetConnector): void;
+  /** Tools for agents (MCP): a plugin registers what it offers (in `startup`), the MCP plugin lists them per session. */
+  readonly tools: {
+    register(tool: Omit<RuntimeTool, 'owner'>): void;
+    list(): readonly RuntimeTool[];
+  };
 }

@@ -8,9 +8,9 @@ import { checkEndpointRanges, remoteOptions, remoteScalarFunction } from './remo
 import { functionsSchema, runtimeFunctionsSchema, toolsSchema, type FunctionDeclaration, type RuntimeFunctionsConfig, type ToolDeclaration } from './schema.js';
 import { dropSqlFunctionStatements, functionBody, sqlFunctionProbe, sqlFunctionStatements } from './sql-functions.js';
 import { SyncHttpClient } from './sync-http.js';
-import { functionTool, setFunctionTools, type FunctionTool } from './tools.js';
+import { sqlToolFunction, sqlToolRefusal, type SqlTool } from './sql-tools.js';
+import { functionTool } from './tools.js';
 
-export { userFunctionTools, type FunctionTool, type ToolArgumentType } from './tools.js';
 export type { RegisteredFunction } from './catalog.js';
 
 export const FUNCTIONS_PLUGIN_NAME = 'functions';
@@ -62,21 +62,44 @@ function registerRemoteFunction(runtime: PluginRuntime, declaration: FunctionDec
   runtime.engine.addConnectionInitializer(async (connection) => connection.registerScalarFunction(create()));
 }
 
-/** `tools:` entries with `as_sql: true` (not implemented yet): say so instead of ignoring them. */
-function warnAboutSqlTools(runtime: PluginRuntime, tools: readonly ToolDeclaration[], enabled: boolean): void {
-  for (const tool of tools.filter((entry) => entry.as_sql === true)) {
-    runtime.log.warn(
-      enabled
-        ? `tool ${tool.name} has as_sql: true, but tools as SQL functions are not implemented in this release: it stays an LLM tool only`
-        : `tool ${tool.name} has as_sql: true, but runtime.functions.enabled is false: it stays an LLM tool only`,
-    );
+/**
+ * `tools:` entries with `as_sql: true` become scalar SQL functions (http(s) tools with a
+ * signature); the others stay LLM-only with a warning, as do all of them when functions are off.
+ */
+function registerSqlTools(runtime: PluginRuntime, tools: readonly ToolDeclaration[], enabled: boolean, http: SyncHttpClient, taken: ReadonlySet<string>): RegisteredFunction[] {
+  const registered: RegisteredFunction[] = [];
+  for (const [index, tool] of tools.entries()) {
+    if (tool.as_sql !== true) continue;
+    if (!enabled) {
+      runtime.log.warn(`tool ${tool.name} has as_sql: true, but runtime.functions.enabled is false: it stays an LLM tool only`);
+      continue;
+    }
+    const refusal = sqlToolRefusal(tool);
+    if (refusal) {
+      runtime.log.warn(`tool ${tool.name} has as_sql: true but is not a SQL function: ${refusal}`);
+      continue;
+    }
+    const where = `tools[${index}] (${tool.name})`;
+    if (taken.has(tool.name.toLowerCase())) {
+      throw new QuarryError('FUNCTION_REGISTRATION_FAILED', `${where}: a function named ${tool.name} is already declared in functions:; rename one of them`, { details: { function: tool.name } });
+    }
+    let create: () => ReturnType<typeof sqlToolFunction>;
+    try {
+      sqlToolFunction(tool as SqlTool, http); // checks params, endpoint and types now
+      create = () => sqlToolFunction(tool as SqlTool, http);
+    } catch (error) {
+      throw new QuarryError('FUNCTION_REGISTRATION_FAILED', `${where}: ${firstLine(error)}`, { cause: error, details: { function: tool.name } });
+    }
+    runtime.engine.addConnectionInitializer(async (connection) => connection.registerScalarFunction(create()));
+    registered.push({ name: tool.name, kind: 'scalar', volatility: 'volatile', from: tool.from!, description: tool.description });
   }
+  return registered;
 }
 
 /**
  * User-defined functions: `from: sql` functions become DuckDB macros (global), `from:
- * http(s)://` functions become JS scalar UDFs on every connection. `list_udfs()` and
- * `GET /v1/functions` report what was registered.
+ * http(s)://` functions and `as_sql` http(s) tools become JS scalar UDFs on every
+ * connection. `list_udfs()` and `GET /v1/functions` report what was registered.
  */
 export function createFunctionsPlugin(): QuarryPlugin {
   return {
@@ -93,12 +116,11 @@ export function createFunctionsPlugin(): QuarryPlugin {
 
       runtime.hooks.startup.tapPromise(FUNCTIONS_PLUGIN_NAME, async () => {
         await createCatalog(runtime.engine);
-        warnAboutSqlTools(runtime, tools, config.enabled);
         if (!config.enabled) {
+          registerSqlTools(runtime, tools, false, http, new Set());
           if (declarations.length > 0) runtime.log.warn(`${declarations.length} entries of functions: are not registered: runtime.functions.enabled is false`);
           return;
         }
-        const functionTools: FunctionTool[] = [];
         for (const [index, declaration] of declarations.entries()) {
           if (!declaration.enabled) continue;
           if (declaration.from === 'sql') await registerSqlFunction(runtime, declaration, index);
@@ -108,11 +130,15 @@ export function createFunctionsPlugin(): QuarryPlugin {
           const entry: RegisteredFunction = { name: declaration.name, kind: declaration.kind, volatility, from: declaration.from, description: declaration.description };
           await recordFunction(runtime.engine, entry);
           registered.push(entry);
-          const tool = functionTool(declaration);
-          if (typeof tool === 'string') runtime.log.debug(`function ${declaration.name} is not an MCP tool: ${tool}`);
-          else functionTools.push(tool);
+          const tool = functionTool(runtime, declaration);
+          if (typeof tool === 'string') runtime.log.debug(`function ${declaration.name} is not a tool: ${tool}`);
+          else runtime.tools.register(tool);
         }
-        setFunctionTools(runtime.hooks, functionTools);
+        const declared = new Set(declarations.filter((declaration) => declaration.enabled).map((declaration) => declaration.name.toLowerCase()));
+        for (const entry of registerSqlTools(runtime, tools, true, http, declared)) {
+          await recordFunction(runtime.engine, entry);
+          registered.push(entry);
+        }
         runtime.log.info(`registered ${registered.length} user functions`, { functions: registered.map((entry) => entry.name) });
       });
 

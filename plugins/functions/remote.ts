@@ -1,5 +1,6 @@
 import { BIGINT, BOOLEAN, DOUBLE, DuckDBScalarFunction, FLOAT, INTEGER, VARCHAR, type DuckDBType } from '@duckdb/node-api';
 import { BlockList, isIP } from 'node:net';
+import { functionErrorMessage } from '../../core/engine/engine-errors.js';
 import { parseDuration, parseSize } from '../../core/units.js';
 import type { FunctionDeclaration } from './schema.js';
 import type { SyncHttpClient } from './sync-http.js';
@@ -59,7 +60,7 @@ export function checkEndpointRanges(endpoint: string, ranges: unknown): void {
 }
 
 /** Remote functions exchange JSON, so only types with a plain JSON form are accepted. */
-function duckdbType(type: FunctionType, where: string): DuckDBType {
+export function duckdbType(type: FunctionType, where: string): DuckDBType {
   if (type.kind === 'primitive') {
     if (type.family === 'bigint') return BIGINT;
     if (type.family === 'integer') return INTEGER;
@@ -71,7 +72,7 @@ function duckdbType(type: FunctionType, where: string): DuckDBType {
 }
 
 /** A JSON value from the endpoint → what the output vector accepts for the declared type. */
-function fromJson(value: unknown, type: FunctionType): unknown {
+export function fromJson(value: unknown, type: FunctionType): unknown {
   if (value === null || value === undefined) return null;
   if (type.kind !== 'primitive') return null;
   switch (type.family) {
@@ -88,7 +89,7 @@ function fromJson(value: unknown, type: FunctionType): unknown {
 }
 
 /** BIGINT values arrive as bigint; JSON has numbers (kept exact as text when too large). */
-function toJson(value: unknown): unknown {
+export function toJson(value: unknown): unknown {
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
   return value ?? null;
 }
@@ -127,7 +128,7 @@ export function remoteScalarFunction(declaration: FunctionDeclaration, options: 
         });
         output.flush();
       } catch (error) {
-        info.setError(`${where} (${declaration.from}): ${(error as Error).message}`);
+        info.setError(functionErrorMessage('FUNCTION_CALL_FAILED', `${where} (${declaration.from}): ${(error as Error).message}`));
       }
     },
   });

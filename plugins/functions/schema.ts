@@ -90,9 +90,46 @@ export const functionsSchema = z
   .default([])
   .describe('User-defined functions (registered when runtime.functions.enabled is true).');
 
+/** The types a tool call can carry as JSON (Spice's rule for tools as SQL functions). */
+const TOOL_SQL_TYPES = ['BIGINT', 'DOUBLE', 'VARCHAR', 'BOOLEAN'];
+
+const toolType = declaredType.superRefine((text, context) => {
+  try {
+    const parsed = parseFunctionType(text);
+    if (parsed.kind !== 'primitive' || !TOOL_SQL_TYPES.includes(parsed.sql)) context.addIssue({ code: 'custom', message: `a tool called from SQL takes and returns int64, float64, utf8 or boolean, got ${text}` });
+  } catch {
+    // declaredType already reported it
+  }
+});
+
+/** The `signature:` of a tool used from SQL: scalar, JSON-friendly types only. */
+const toolSignatureSchema = z.strictObject({
+  args: z.array(z.strictObject({ name: identifier('the argument name'), type: toolType })).superRefine(uniqueNames('argument')).default([]),
+  returns: toolType,
+});
+
+/**
+ * A `tools:` entry. Loose (the tools section is Spice's and mostly serves LLM features
+ * Quarry lacks), but the keys SQL use reads are checked: `as_sql`, `signature`, `from`, `params`.
+ */
+const toolDeclaration = z
+  .looseObject({
+    name: z.string({ error: requiredField('the tool name') }).min(1),
+    from: z.string().min(1).optional(),
+    description: z.string().optional(),
+    as_sql: z.boolean().optional(),
+    signature: toolSignatureSchema.optional(),
+    params: z.record(z.string(), z.unknown()).default({}),
+  })
+  .superRefine((tool, context) => {
+    if (tool.as_sql === true && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tool.name)) {
+      context.addIssue({ code: 'custom', path: ['name'], message: 'a tool with as_sql: true is called by its name in SQL: expected a SQL identifier (letters, digits and _, not starting with a digit)' });
+    }
+  });
+
 /** Top-level `tools:` (LLM tools; `as_sql: true` tools become SQL functions). */
 export const toolsSchema = z
-  .array(z.looseObject({ name: z.string({ error: requiredField('the tool name') }).min(1) }))
+  .array(toolDeclaration)
   .superRefine(uniqueNames('tool'))
   .default([])
   .describe('Tools, usable from SQL when as_sql is true.');

@@ -1,5 +1,8 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 
+/** How much longer than a group's deadline the JS thread waits for the worker's answer. */
+export const STALL_MARGIN_MS = 2_000;
+
 /** One POST the worker sends. */
 export interface HttpJob {
   url: string;
@@ -12,13 +15,14 @@ export type HttpOutcome = { ok: true; status: number; text: string } | { ok: fal
 /**
  * The worker: plain JS (eval), so it runs the same under tsx and compiled builds. It sends
  * a group of POSTs with at most `concurrency` in flight, each with its own timeout and a
- * response size cap, then posts the outcomes and wakes the waiting thread.
+ * response size cap, all cut off at the group's deadline, then posts the outcomes and
+ * wakes the waiting thread.
  */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
-async function send(job, timeoutMs, maxBytes) {
+async function send(job, timeoutMs, maxBytes, deadline) {
   try {
-    const response = await fetch(job.url, { method: 'POST', headers: job.headers, body: job.body, signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(job.url, { method: 'POST', headers: job.headers, body: job.body, signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), deadline]) });
     const reader = response.body.getReader();
     const chunks = [];
     let size = 0;
@@ -31,15 +35,20 @@ async function send(job, timeoutMs, maxBytes) {
     }
     return { ok: true, status: response.status, text: Buffer.concat(chunks).toString('utf8') };
   } catch (error) {
+    // fetch rejects with the reason of the signal that fired first: the deadline's is { deadlineMs }.
+    if (error && error.deadlineMs !== undefined) return { ok: false, error: 'no answer before the deadline of the whole chunk (' + error.deadlineMs + 'ms)' };
     const timedOut = error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     return { ok: false, error: timedOut ? 'no answer within ' + timeoutMs + 'ms (params.timeout)' : String(error && error.cause ? error.cause.message || error.cause : error) };
   }
 }
-parentPort.on('message', async ({ port, signal, jobs, timeoutMs, maxBytes, concurrency }) => {
+parentPort.on('message', async ({ port, signal, jobs, timeoutMs, maxBytes, concurrency, deadlineMs }) => {
   const outcomes = new Array(jobs.length);
+  const controller = new AbortController();
+  const timer = deadlineMs === undefined ? undefined : setTimeout(() => controller.abort({ deadlineMs }), deadlineMs);
   let next = 0;
-  const lane = async () => { while (next < jobs.length) { const index = next++; outcomes[index] = await send(jobs[index], timeoutMs, maxBytes); } };
+  const lane = async () => { while (next < jobs.length) { const index = next++; outcomes[index] = await send(jobs[index], timeoutMs, maxBytes, controller.signal); } };
   await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, lane));
+  clearTimeout(timer);
   port.postMessage(outcomes);
   port.close();
   Atomics.store(signal, 0, 1);
@@ -66,14 +75,20 @@ export class SyncHttpClient {
     return this.#worker;
   }
 
-  /** Sends every job (at most `concurrency` at once) and returns the outcomes in order. */
-  postAll(jobs: readonly HttpJob[], options: { timeoutMs: number; maxBytes: number; concurrency: number }): HttpOutcome[] {
+  /**
+   * Sends every job (at most `concurrency` at once) and returns the outcomes in order. Each
+   * job has `timeoutMs`; with `deadlineMs` the whole group is cut off then (unfinished jobs
+   * fail). The JS thread is blocked for at most the deadline (without one: one timeout per
+   * round of `concurrency` jobs) plus a small margin: the stall bound callers document.
+   */
+  postAll(jobs: readonly HttpJob[], options: { timeoutMs: number; maxBytes: number; concurrency: number; deadlineMs?: number }): HttpOutcome[] {
     if (jobs.length === 0) return [];
+    const boundMs = options.deadlineMs ?? options.timeoutMs * Math.ceil(jobs.length / options.concurrency);
     const signal = new Int32Array(new SharedArrayBuffer(4));
     const { port1, port2 } = new MessageChannel();
     this.#getWorker().postMessage({ port: port2, signal, jobs, ...options }, [port2 as MessagePort]);
-    // Every job has its own timeout; the margin covers worker start-up and queueing.
-    const waitMs = options.timeoutMs * Math.ceil(jobs.length / options.concurrency) + 5_000;
+    // The worker answers within the bound; the margin covers its start-up and queueing.
+    const waitMs = boundMs + STALL_MARGIN_MS;
     const woke = Atomics.wait(signal, 0, 0, waitMs);
     const message = receiveMessageOnPort(port1);
     port1.close();

@@ -1,21 +1,11 @@
-import type { Hooks } from '../../core/hooks/hooks.js';
+import { encodeJson } from '../../core/http/encoders/index.js';
+import type { PluginRuntime } from '../../core/plugins/types.js';
+import type { RuntimeTool, ToolArgumentType } from '../../core/tools/tool-registry.js';
 import type { FunctionDeclaration } from './schema.js';
 import { parseFunctionType, quoteIdentifier, sqlType } from './types.js';
 
-/** A JSON-schema type an MCP tool argument can have. */
-export type ToolArgumentType = 'integer' | 'number' | 'string' | 'boolean';
-
-/** A user function offered as an MCP tool (scalar, `as_tool: true`, simple argument types). */
-export interface FunctionTool {
-  readonly name: string;
-  readonly description: string;
-  readonly arguments: ReadonlyArray<{ name: string; type: ToolArgumentType }>;
-  /** The query that calls the function: run it through `runtime.query` with `parameters` in argument order. */
-  readonly sql: string;
-}
-
-/** Per runtime (keyed by its hooks object), filled when functions are registered at start-up. */
-const toolsByRuntime = new WeakMap<Hooks, FunctionTool[]>();
+/** A user function offered as a tool: the registry entry without its owner (the runtime adds it). */
+export type FunctionTool = Omit<RuntimeTool, 'owner'>;
 
 /** Spice's rule: only int64, float64, utf8 and boolean arguments can come from a tool call. */
 function toolArgumentType(declared: string): ToolArgumentType | undefined {
@@ -28,8 +18,12 @@ function toolArgumentType(declared: string): ToolArgumentType | undefined {
   return undefined;
 }
 
-/** The tool of a registered function, or the reason it is not one. */
-export function functionTool(declaration: FunctionDeclaration): FunctionTool | string {
+/**
+ * The tool of a registered scalar function, or the reason it is not one. A call runs
+ * `SELECT fn(CAST($1 AS T1), ...) AS result` through the shared pipeline (policy, metrics,
+ * task history) as a reader, and answers the rows as /v1/sql's JSON does: `[{"result": ...}]`.
+ */
+export function functionTool(runtime: PluginRuntime, declaration: FunctionDeclaration): FunctionTool | string {
   if (!declaration.as_tool) return 'as_tool is false';
   if (declaration.kind !== 'scalar') return 'table functions are never tools';
   const toolArguments: Array<{ name: string; type: ToolArgumentType }> = [];
@@ -39,22 +33,18 @@ export function functionTool(declaration: FunctionDeclaration): FunctionTool | s
     toolArguments.push({ name: arg.name, type });
   }
   const casts = declaration.signature.args.map((arg, index) => `CAST($${index + 1} AS ${sqlType(parseFunctionType(arg.type))})`);
+  const sql = `SELECT ${quoteIdentifier(declaration.name)}(${casts.join(', ')}) AS result`;
   return {
     name: declaration.name,
     description: declaration.description ?? `SQL function ${declaration.name}`,
     arguments: toolArguments,
-    sql: `SELECT ${quoteIdentifier(declaration.name)}(${casts.join(', ')}) AS result`,
+    async call(input, context) {
+      const parameters = toolArguments.map((arg) => input[arg.name] ?? null);
+      const principal = { ...context.principal, canWrite: false };
+      const { result } = await runtime.query({ sql, parameters, protocol: context.protocol, principal, signal: context.signal });
+      const chunks: Buffer[] = [];
+      for await (const chunk of encodeJson({ schema: result.schema, batches: result.batches })) chunks.push(chunk);
+      return Buffer.concat(chunks).toString('utf8');
+    },
   };
-}
-
-export function setFunctionTools(hooks: Hooks, tools: FunctionTool[]): void {
-  toolsByRuntime.set(hooks, tools);
-}
-
-/**
- * The user functions the MCP server may list as tools (empty when runtime.functions is off).
- * Read it after start-up (e.g. on each tools/list): functions are registered in `startup`.
- */
-export function userFunctionTools(hooks: Hooks): readonly FunctionTool[] {
-  return toolsByRuntime.get(hooks) ?? [];
 }

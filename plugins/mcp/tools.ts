@@ -4,6 +4,7 @@ import { QuarryError } from '../../core/errors/quarry-error.js';
 import { quoteQualifiedName } from '../../core/engine/sql-text.js';
 import type { DatasetStatus } from '../../core/engine/engine-api.js';
 import type { PluginRuntime } from '../../core/plugins/types.js';
+import type { RuntimeTool, ToolArgumentType } from '../../core/tools/tool-registry.js';
 import { queryAsJsonText, queryRows, runTool, type ToolCallContext } from './tool-runner.js';
 
 export const SAMPLE_ROWS_DEFAULT = 10;
@@ -49,8 +50,61 @@ function readiness(runtime: PluginRuntime) {
   };
 }
 
-/** Registers Quarry's built-in tools on one MCP server (one server per session or stateless request). */
+/** The names of the tools this plugin defines; a plugin's tool of the same name is not listed. */
+export const BUILTIN_TOOL_NAMES: readonly string[] = ['sql', 'list_datasets', 'table_schema', 'sample_rows', 'get_readiness'];
+
+const ARGUMENT_SCHEMAS: Record<ToolArgumentType, () => z.ZodType> = {
+  integer: () => z.number().int(),
+  number: () => z.number(),
+  string: () => z.string(),
+  boolean: () => z.boolean(),
+};
+
+/** The input schema of a plugin's tool: every argument required, typed as declared. */
+function inputSchemaOf(tool: RuntimeTool): Record<string, z.ZodType> {
+  return Object.fromEntries(tool.arguments.map((arg) => {
+    const schema = ARGUMENT_SCHEMAS[arg.type]();
+    return [arg.name, arg.description === undefined ? schema : schema.describe(arg.description)];
+  }));
+}
+
+/**
+ * Registers the tools other plugins put in the runtime's tool registry (user functions with
+ * `as_tool`, ...). Read per server, so it lists what start-up registered.
+ */
+function registerPluginTools(server: McpServer, runtime: PluginRuntime, callerOf: CallerOf): void {
+  warnAboutToolCollisions(runtime);
+  for (const tool of runtime.tools.list()) {
+    if (BUILTIN_TOOL_NAMES.includes(tool.name)) continue;
+    server.registerTool(tool.name, {
+      description: tool.description,
+      inputSchema: inputSchemaOf(tool),
+    }, async (input, extra) => runTool(runtime, tool.name, input, () => {
+      const { principal, signal } = callerOf(extra);
+      return tool.call(input as Record<string, unknown>, { principal, signal, protocol: 'mcp' });
+    }));
+  }
+}
+
+/** Runtimes whose collisions were logged: servers are made per session, the warning once. */
+const warnedRuntimes = new WeakSet<object>();
+
+/** Spice's rule: a plugin tool named like a built-in one is skipped with a warning. */
+function warnAboutToolCollisions(runtime: PluginRuntime): void {
+  if (warnedRuntimes.has(runtime.tools)) return;
+  warnedRuntimes.add(runtime.tools);
+  for (const tool of runtime.tools.list().filter((candidate) => BUILTIN_TOOL_NAMES.includes(candidate.name))) {
+    runtime.log.warn(`tool ${tool.name} of plugin ${tool.owner} is not offered over MCP: the MCP server has a built-in tool of that name`);
+  }
+}
+
+/** Registers Quarry's built-in tools, then the plugins' tools, on one MCP server (one server per session or stateless request). */
 export function registerTools(server: McpServer, runtime: PluginRuntime, callerOf: CallerOf): void {
+  registerBuiltinTools(server, runtime, callerOf);
+  registerPluginTools(server, runtime, callerOf);
+}
+
+function registerBuiltinTools(server: McpServer, runtime: PluginRuntime, callerOf: CallerOf): void {
   server.registerTool('sql', {
     title: 'Run a SQL query',
     description: 'Runs one read-only SQL query (DuckDB dialect) against the datasets of this Quarry runtime and returns the rows as a JSON array of objects. Writes (INSERT, DDL) are refused. Use list_datasets and table_schema first to learn table and column names.',

@@ -50,7 +50,7 @@ test('remote functions: batched POSTs, errors for wrong counts, timeouts and lar
       }
 
       const short = await errorText(await sql('SELECT short_answer(range) FROM range(3)'));
-      t.regex(short, /^400 .*short_answer.*expected 3 values, got 2/);
+      t.regex(short, /^502 \{"error":\{"code":"FUNCTION_CALL_FAILED","message":"function short_answer .*expected 3 values, got 2/);
       t.regex(await errorText(await sql('SELECT slow_answer(1)')), /slow_answer.*no answer within 300ms/);
       t.regex(await errorText(await sql('SELECT big_answer(1)')), /big_answer.*larger than max_response_bytes \(1024 bytes\)/);
 

@@ -8,17 +8,42 @@ import { Worker } from 'node:worker_threads';
  *   /short         one value fewer than rows
  *   /slow          answers after 2 s
  *   /big           a response of about 64 KiB
- * GET /log returns what every POST received (path, authorization, row count).
+ * Tool paths get one JSON object of arguments per POST (tools called from SQL, per row):
+ *   /tool/echo     answers {"x": n} with the JSON number n * 10 after (20 - n % 20) * 5 ms,
+ *                  so later rows often finish first (the caller must keep row order)
+ *   /tool/text     answers plain text "hello <name>" (not JSON)
+ *   /tool/fail     answers 500 "tool broke"
+ *   /tool/slow     answers after 2 s
+ * GET /log returns what every POST received (path, authorization, row count);
+ * GET /tool-stats returns { calls, maxInFlight } of the tool paths.
  */
 const SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const http = require('node:http');
 const log = [];
+const toolStats = { calls: 0, inFlight: 0, maxInFlight: 0 };
+function answerTool(request, response, args) {
+  toolStats.calls++;
+  toolStats.inFlight++;
+  toolStats.maxInFlight = Math.max(toolStats.maxInFlight, toolStats.inFlight);
+  const finish = (status, body, type) => {
+    toolStats.inFlight--;
+    response.statusCode = status;
+    response.setHeader('content-type', type);
+    response.end(body);
+  };
+  if (request.url === '/tool/echo') setTimeout(() => finish(200, JSON.stringify(args.x * 10), 'application/json'), (20 - (args.x % 20)) * 5);
+  else if (request.url === '/tool/text') finish(200, 'hello ' + args.name, 'text/plain');
+  else if (request.url === '/tool/fail') finish(500, 'tool broke', 'text/plain');
+  else if (request.url === '/tool/slow') setTimeout(() => finish(200, '1', 'application/json'), 2000);
+  else finish(404, 'no such tool', 'text/plain');
+}
 const server = http.createServer((request, response) => {
-  if (request.method === 'GET') { response.end(JSON.stringify(log)); return; }
+  if (request.method === 'GET') { response.end(JSON.stringify(request.url === '/tool-stats' ? { calls: toolStats.calls, maxInFlight: toolStats.maxInFlight } : log)); return; }
   let text = '';
   request.on('data', (chunk) => (text += chunk));
   request.on('end', () => {
+    if (request.url.startsWith('/tool/')) { answerTool(request, response, JSON.parse(text)); return; }
     const rows = JSON.parse(text).rows;
     log.push({ path: request.url, authorization: request.headers.authorization ?? null, rows: rows.length });
     const send = (body) => { response.setHeader('content-type', 'application/json'); response.end(JSON.stringify(body)); };
@@ -35,6 +60,7 @@ server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port
 export interface RemoteServer {
   url: string;
   log(): Promise<Array<{ path: string; authorization: string | null; rows: number }>>;
+  toolStats(): Promise<{ calls: number; maxInFlight: number }>;
   close(): Promise<void>;
 }
 
@@ -48,6 +74,7 @@ export async function startRemoteServer(): Promise<RemoteServer> {
   return {
     url,
     log: async () => (await fetch(`${url}/log`)).json() as never,
+    toolStats: async () => (await fetch(`${url}/tool-stats`)).json() as never,
     close: async () => {
       await worker.terminate();
     },

@@ -1,6 +1,5 @@
 import test from 'ava';
 import { withRuntime } from '../helpers/runtime.js';
-import { userFunctionTools } from '../../plugins/functions/index.js';
 
 const MANIFEST = `runtime:
   functions:
@@ -65,7 +64,7 @@ test('sql scalar and table functions are registered, typed, and listed', async (
     t.deepEqual(builtins, [{ name: 'upper', kind: null }], 'built-ins listed, helper macros hidden');
 
     t.deepEqual(
-      userFunctionTools(runtime.hooks).map((tool) => tool.name),
+      runtime.tools.list().map((tool) => tool.name),
       ['add_tax', 'shout'],
       'scalar functions with tool-eligible argument types are MCP tools',
     );
@@ -92,7 +91,7 @@ test('with runtime.functions.enabled false nothing is registered', async (t) => 
     t.deepEqual(await json(await sql("SELECT count(*) AS n FROM list_udfs() WHERE source = 'user'", { accept: 'application/json' })), [{ n: 0 }]);
     t.true(((await json(await sql("SELECT count(*) AS n FROM list_udfs()", { accept: 'application/json' }))) as Array<{ n: number }>)[0]!.n > 100);
     t.true((await sql('SELECT add_tax(1, 1)')).status >= 400);
-    t.deepEqual(userFunctionTools(runtime.hooks), []);
+    t.deepEqual(runtime.tools.list(), []);
     t.true(logs.some((record) => record.message.includes('runtime.functions.enabled is false')));
   });
 });

@@ -48,12 +48,18 @@ datasets:
   t.deepEqual(warnings, [
     'runtime.params.http_requests_per_second_limit is configured but has no effect yet: outbound HTTP rate control is not implemented in this release',
     'runtime.params.columnar_filter_propagation is configured but has no effect yet: columnar accelerator tuning is not implemented in this release',
-    'runtime.params.geo is "enabled" but has no effect: this build does not include the spatial ST_* functions',
     'runtime.flight.max_message_size is configured but has no effect yet: Flight listener tuning is not implemented in this release',
     'runtime.flight.do_put_rate_limit_enabled is configured but has no effect yet: Flight listener tuning is not implemented in this release',
     'datasets[0].time_column is configured but has no effect yet in this release',
     'datasets[0].acceleration.refresh_mode is configured but has no effect yet in this release',
   ]);
+});
+
+test('runtime.params.geo enabled warns only when the geo plugin is not part of the deployment', async (t) => {
+  const text = 'runtime:\n  params:\n    geo: enabled\n';
+  t.deepEqual((await load(text)).warnings, [], 'the default bundle has the geo plugin');
+  const { warnings } = await load(`${text}plugins:\n  - name: geo\n    enabled: false\n`);
+  t.deepEqual(warnings, ['runtime.params.geo is "enabled" but has no effect: the geo plugin (the spatial ST_* functions) is not part of this deployment']);
 });
 
 test('client_auth_mode without TLS warns instead of failing', async (t) => {
@@ -111,6 +117,7 @@ test('every built-in plugin owns its sections and they are all in the bundle', (
     telemetry: ['runtime.telemetry', 'runtime.metrics'],
     'task-history': ['runtime.task_history'],
     functions: ['runtime.functions', 'functions', 'tools'],
+    geo: [],
     mcp: ['runtime.mcp'],
     'source-rate-control': ['runtime.source_rate_control'],
     scheduler: ['runtime.scheduler'],
