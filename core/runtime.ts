@@ -16,6 +16,7 @@ import { startFlightListener, type FlightListener } from './flight/listener.js';
 import type { Logger } from './log.js';
 import type { Manifest, ManifestSource } from './manifest/types.js';
 import { createPluginRuntime } from './plugins/context.js';
+import { OutboundClient } from './outbound/client.js';
 import type { ListenerReport, QuarryPlugin } from './plugins/types.js';
 import { QueryPipeline } from './pipeline/pipeline.js';
 import { deepFreeze } from './text/deep-freeze.js';
@@ -50,6 +51,8 @@ export class Runtime {
   readonly metrics = new MetricsRegistry();
   /** Dataset connectors by `from:` scheme; plugins add theirs in `apply`. */
   readonly connectors = new ConnectorRegistry();
+  /** The one client for upstream HTTP requests; every attempt passes `hooks.outbound.request`. */
+  readonly outbound: OutboundClient;
   readonly #phase = new PhaseMachine();
   readonly #options: RuntimeOptions;
   #manifest: Manifest;
@@ -69,6 +72,7 @@ export class Runtime {
     this.connectors.register(fileConnector, 'the core');
     this.source = options.source;
     this.log = options.log;
+    this.outbound = new OutboundClient({ hooks: this.hooks, log: options.log.child('outbound') });
     const tls = options.manifest.runtime.tls;
     this.#tls = tls?.enabled ? TlsService.fromConfig(tls, options.source.directory, options.log.child('tls'), this.metrics) : undefined;
     this.http = createHttpServer({ hooks: this.hooks, phase: this.#phase, log: options.log.child('http'), tls: this.#tls });
@@ -189,6 +193,7 @@ export class Runtime {
       },
       reportListener: (listener: ListenerReport) => this.#pluginListeners.push(listener),
       connectors: this.connectors,
+      outbound: this.outbound,
       tls: this.#tls,
       manifest: () => this.#manifest,
       engine: () => this.#engine,

@@ -3,6 +3,7 @@ import { createApiKeyPlugin } from './api-key/index.js';
 import { createClientCertPlugin } from './client-cert/index.js';
 import { createCorsPlugin } from './cors/index.js';
 import { createFunctionsPlugin } from './functions/index.js';
+import { createHttpConnectorsPlugin } from './http-connectors/index.js';
 import { createMcpPlugin } from './mcp/index.js';
 import { createResultsCachePlugin } from './results-cache/index.js';
 import { createSchedulerPlugin } from './scheduler/index.js';
@@ -26,6 +27,7 @@ export function defaultPlugins(): QuarryPlugin[] {
     createFunctionsPlugin(),
     createMcpPlugin(),
     createSourceRateControlPlugin(),
+    createHttpConnectorsPlugin(),
     createSchedulerPlugin(),
   ];
 }

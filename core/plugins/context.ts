@@ -10,6 +10,7 @@ import type { ListenAddresses, ListenerReport, PluginRuntime } from './types.js'
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { TlsService } from '../listeners/tls-service.js';
 import type { ConnectorRegistry } from '../engine/sources/connector-registry.js';
+import type { OutboundClient } from '../outbound/client.js';
 
 /** What the runtime lends the plugin contexts; engine and pipeline exist only after start-up. */
 export interface PluginHost {
@@ -22,6 +23,7 @@ export interface PluginHost {
   readonly tls: TlsService | undefined;
   reportListener(listener: ListenerReport): void;
   readonly connectors: ConnectorRegistry;
+  readonly outbound: OutboundClient;
   manifest(): Manifest;
   engine(): Engine | undefined;
   pipeline(): QueryPipeline | undefined;
@@ -66,5 +68,6 @@ export function createPluginRuntime(host: PluginHost, pluginName: string): Plugi
     tls: host.tls,
     reportListener: (listener) => host.reportListener(listener),
     registerConnector: (connector) => host.connectors.register(connector, `plugin "${pluginName}"`),
+    outbound: host.outbound,
   };
 }

@@ -9,6 +9,7 @@ import type { EngineApi } from '../engine/engine-api.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { TlsService } from '../listeners/tls-service.js';
 import type { DatasetConnector } from '../engine/sources/connector.js';
+import type { OutboundClient } from '../outbound/client.js';
 
 /** A manifest section a plugin owns: its path and the zod schema that validates and defaults it. */
 export interface ManifestSlice {
@@ -80,4 +81,6 @@ export interface PluginRuntime {
   reportListener(listener: ListenerReport): void;
   /** Serves datasets whose `from:` uses the connector's schemes (call in `apply`; see core/engine/sources/connector.ts). */
   registerConnector(connector: DatasetConnector): void;
+  /** The one client for upstream HTTP requests (timeouts, retries, the `outbound.request` hook); connectors use it. */
+  readonly outbound: OutboundClient;
 }

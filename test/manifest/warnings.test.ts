@@ -113,6 +113,7 @@ test('every built-in plugin owns its sections and they are all in the bundle', (
     functions: ['runtime.functions', 'functions', 'tools'],
     mcp: ['runtime.mcp'],
     'source-rate-control': ['runtime.source_rate_control'],
+    'http-connectors': [],
     scheduler: ['runtime.scheduler'],
   });
 });
