@@ -19,7 +19,7 @@ async function checkConditionalWrites(t: import('ava').ExecutionContext, store: 
   t.is(await store.putIfAbsent(key, Buffer.from('other')), undefined, 'creating an existing key loses');
   const read = await store.get(key);
   t.is(read!.body.toString(), 'one');
-  t.is(read!.version, first);
+  t.is(read!.version, first!);
   const second = await store.putIfMatch(key, Buffer.from('two'), read!.version);
   t.truthy(second);
   t.not(second, first);
