@@ -86,3 +86,58 @@ datasets:${datasets.map((dataset, index) => githubIssuesDataset({ name: dataset,
     rmSync(state, { recursive: true, force: true });
   }
 });
+
+/**
+ * The s3:// path of shared state, end to end: two runtimes lease from one ledger kept in an
+ * S3 endpoint that enforces conditional writes (test/helpers/conditional-s3.ts; s3rver
+ * ignores them). Both load a 40-page dataset at once under a shared 10 req/s limit.
+ */
+test('two runtimes share a 10 req/s limit through an s3:// state_location with conditional writes', async (t) => {
+  t.timeout(120_000);
+  const { startConditionalS3 } = await import('../helpers/conditional-s3.js');
+  const { startRuntime } = await import('../helpers/runtime.js');
+  const s3 = await startConditionalS3();
+  let origin = '';
+  const upstream = await startUpstream(paginatedIssues({ origin: () => origin, pages: 40 }));
+  origin = upstream.origin;
+  const manifest = (name: string) => `
+version: v2
+kind: Spicepod
+name: ${name}
+secrets:
+  - from: env
+    name: env
+runtime:
+  params:
+    http_requests_per_second_limit: 10
+  source_rate_control:
+    state_location: s3://rate-state/quarry/
+    refresh_interval: 1s
+    params:
+      objstore_endpoint: ${s3.endpoint}
+      objstore_region: eu-west-1
+      objstore_key: test-key
+      objstore_secret: \${ secrets:TEST_OBJSTORE_SECRET }
+datasets:${githubIssuesDataset({ name: 'issues', origin, repo: `${name}/repo` })}
+`;
+  process.env['TEST_OBJSTORE_SECRET'] = 'test-secret';
+  const runtimes = await Promise.all(['one', 'two'].map((name) => startRuntime({ manifest: manifest(name), waitForLoad: false })));
+  try {
+    await Promise.all(runtimes.map(({ runtime }) => runtime.whenLoaded()));
+    const times = upstream.arrivals.map((arrival) => arrival.at).sort((a, b) => a - b);
+    const span = (times.at(-1)! - times[0]!) / 1000;
+    const rate = (times.length - 1) / span;
+    t.log(`80 requests over ${span.toFixed(2)} s = ${rate.toFixed(2)} req/s (limit 10 shared); ${s3.puts()} ledger writes, ${s3.preconditionFailures()} lost races retried`);
+    t.is(times.length, 80);
+    t.true(rate <= 10 * 1.2, `the two runtimes together stay near 10 req/s: ${rate.toFixed(2)}`);
+    t.true(rate >= 10 * 0.6, `and use most of it: ${rate.toFixed(2)}`);
+    t.true([...s3.objects.keys()].some((key) => key.startsWith('/rate-state/quarry/rate-control/')), 'the ledger lives under the state_location');
+    t.true(s3.puts() >= 4, 'each window both replicas lease with a conditional write');
+  } finally {
+    await Promise.all(runtimes.map(({ runtime }) => runtime.stop()));
+    for (const { directory } of runtimes) rmSync(directory, { recursive: true, force: true });
+    await upstream.close();
+    await s3.close();
+    delete process.env['TEST_OBJSTORE_SECRET'];
+  }
+});
