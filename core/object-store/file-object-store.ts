@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ObjectStore, StoredObject } from './types.js';
 
 /** Versions kept behind the newest, so a reader that listed a moment ago still finds its file. */
 const KEPT_VERSIONS = 4;
+
+export interface FileObjectStoreTiming {
+  /** A version read longer ago than this no longer matches (the writer must read again). Default 30 s. */
+  readonly staleReadMs: number;
+  /** Old versions are deleted only once their file is older than this; must exceed staleReadMs. Default 60 s. */
+  readonly collectAfterMs: number;
+}
 const TOMBSTONE = Buffer.from('\u0000quarry-object-deleted\u0000');
 
 /**
@@ -13,14 +20,22 @@ const TOMBSTONE = Buffer.from('\u0000quarry-object-deleted\u0000');
  * EEXIST when another writer created it first, so exactly one of racing writers wins and the
  * file it links is complete before it becomes visible. Deletion writes a tombstone version,
  * so version numbers never repeat (no ABA).
+ *
+ * Old versions are collected, which could let a writer holding a very old version re-create a
+ * collected successor unseen (a lost update). Versions therefore carry the time they were
+ * read, expire after `staleReadMs`, and a file is collected only once older than
+ * `collectAfterMs`: a successor created after the read cannot be collected before the read
+ * expires. (Clocks of the writers and of the file system must roughly agree.)
  */
 export class FileObjectStore implements ObjectStore {
   readonly location: string;
   readonly #root: string;
+  readonly #timing: FileObjectStoreTiming;
 
-  constructor(root: string, location = `file://${root}`) {
+  constructor(root: string, location = `file://${root}`, timing: FileObjectStoreTiming = { staleReadMs: 30_000, collectAfterMs: 60_000 }) {
     this.#root = root;
     this.location = location;
+    this.#timing = timing;
   }
 
   async get(key: string): Promise<StoredObject | undefined> {
@@ -30,7 +45,7 @@ export class FileObjectStore implements ObjectStore {
       if (latest === undefined) return undefined;
       try {
         const body = await readFile(path.join(directory, versionName(latest)));
-        return body.equals(TOMBSTONE) ? undefined : { body, version: String(latest) };
+        return body.equals(TOMBSTONE) ? undefined : { body, version: versionToken(latest) };
       } catch (error) {
         // Collected by a writer between listing and reading: list again.
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 10) throw error;
@@ -55,8 +70,10 @@ export class FileObjectStore implements ObjectStore {
   }
 
   async putIfMatch(key: string, body: Buffer, version: string): Promise<string | undefined> {
-    const expected = Number(version);
-    if (!Number.isSafeInteger(expected) || expected < 1) return undefined;
+    const match = /^(\d+):(\d+)$/.exec(version);
+    if (!match) return undefined;
+    const expected = Number(match[1]);
+    if (expected < 1 || Date.now() - Number(match[2]) > this.#timing.staleReadMs) return undefined;
     return this.#create(this.#directory(key), expected + 1, body);
   }
 
@@ -116,17 +133,27 @@ export class FileObjectStore implements ObjectStore {
       await unlink(temporary).catch(() => undefined);
     }
     await this.#collect(directory, version);
-    return String(version);
+    return versionToken(version);
   }
 
   async #collect(directory: string, newest: number): Promise<void> {
     const names = await readdir(directory).catch(() => [] as string[]);
+    const now = Date.now();
     await Promise.all(
       names
         .filter((name) => /^\d{12}$/.test(name) && Number(name) <= newest - KEPT_VERSIONS)
-        .map((name) => unlink(path.join(directory, name)).catch(() => undefined)),
+        .map(async (name) => {
+          const file = path.join(directory, name);
+          const age = now - (await stat(file).then((info) => info.mtimeMs, () => now));
+          if (age > this.#timing.collectAfterMs) await unlink(file).catch(() => undefined);
+        }),
     );
   }
+}
+
+/** A version as handed out: the sequence number and when it was read or written. */
+function versionToken(version: number): string {
+  return `${version}:${Date.now()}`;
 }
 
 function versionName(version: number): string {

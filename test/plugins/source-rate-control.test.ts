@@ -68,11 +68,13 @@ test('http_requests_per_second_limit: at most N arrivals in any second at the up
       t.is((((await (await sql('SELECT count(*) AS n FROM issues')).json()) as Array<{ n: number }>)[0]!).n, 16);
     });
     t.is(upstream.arrivals.length, 16);
-    // The limiter spaces sends, the upstream sees arrivals: a first request pays connection
-    // set-up while the runtime is still starting (up to ~100 ms seen), so spans of 850 ms.
-    t.true(mostWithin(upstream.arrivals, 850) <= 5, `most arrivals within 850 ms: ${mostWithin(upstream.arrivals, 850)}`);
+    // The limiter spaces grants; the upstream stamps arrivals. Between the two lie connection
+    // set-up and event-loop lag (up to ~250 ms seen on a loaded 2-core machine, the upstream
+    // shares the runtime's process), so the rolling check uses spans of 700 ms, and the
+    // whole run must still take the 3 s the limit implies (unlimited, all 16 arrive in ~0.1 s).
+    t.true(mostWithin(upstream.arrivals, 700) <= 5, `most arrivals within 700 ms: ${mostWithin(upstream.arrivals, 700)}`);
     const span = upstream.arrivals.at(-1)!.at - upstream.arrivals[0]!.at;
-    t.true(span >= 2900, `16 requests at 5/s span at least 3 s (first five at once): ${Math.round(span)} ms`);
+    t.true(span >= 2750, `16 requests at 5/s span at least 3 s (first five at once): ${Math.round(span)} ms`);
   } finally {
     await upstream.close();
   }
@@ -93,8 +95,10 @@ test('dataset overrides win over runtime defaults; jitter bounds the gap between
     t.is(of('fast').length, 8);
     t.is(of('slow').length, 8);
     const slowTimes = of('slow').map((arrival) => Math.round(arrival.at - of('slow')[0]!.at));
-    t.true(mostWithin(of('slow'), 850) <= 2, `the runtime default (2/s) applies without an override: ${mostWithin(of('slow'), 850)} within 850 ms (arrivals at ${slowTimes.join(', ')} ms)`);
-    t.true(mostWithin(of('fast'), 850) >= 4, `the dataset override (100/s) wins over the runtime default: ${mostWithin(of('fast'), 850)} within 850 ms`);
+    // 700 ms spans: see the per-second test for why arrivals are not checked over a full second.
+    t.true(mostWithin(of('slow'), 700) <= 2, `the runtime default (2/s) applies without an override: ${mostWithin(of('slow'), 700)} within 700 ms (arrivals at ${slowTimes.join(', ')} ms)`);
+    t.true(slowTimes.at(-1)! >= 2750, `8 requests at 2/s take at least 3 s: ${slowTimes.at(-1)} ms`);
+    t.true(mostWithin(of('fast'), 700) >= 4, `the dataset override (100/s) wins over the runtime default: ${mostWithin(of('fast'), 700)} within 700 ms`);
     const jittery = of('jittery').map((arrival) => arrival.at);
     const gaps = jittery.slice(1).map((at, index) => at - jittery[index]!);
     t.true(gaps.every((gap) => gap >= 115), `every request waited at least the 120 ms jitter minimum: gaps ${gaps.map(Math.round).join(', ')}`);
