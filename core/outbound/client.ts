@@ -90,7 +90,13 @@ export class OutboundClient {
         const failure = new QuarryError('UPSTREAM_REQUEST_FAILED', `${where} answered ${response.status} ${response.statusText}${snippet ? `: ${snippet}` : ''}`, {
           details: { origin: url.origin, status: response.status },
         });
-        return { kind: 'failure', failure, retryable: isRetryableStatus(response.status), retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) };
+        const throttled = call.throttledFor?.(response.status, response.headers);
+        return {
+          kind: 'failure',
+          failure,
+          retryable: isRetryableStatus(response.status) || throttled !== undefined,
+          retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) ?? throttled,
+        };
       }
       try {
         const { body, bytes } = await readBody(response, { limit: call.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, destination: call.destination, url });

@@ -49,6 +49,11 @@ export interface OutboundCall {
   /** When set, the body is streamed into this file instead of memory. */
   readonly destination?: string;
   readonly signal?: AbortSignal;
+  /**
+   * Service-specific throttling beyond 429/5xx (e.g. GitHub's 403 with `x-ratelimit-remaining: 0`):
+   * return the delay in ms to retry after, or undefined when the failure is final.
+   */
+  readonly throttledFor?: (status: number, headers: Headers) => number | undefined;
 }
 
 export interface OutboundResponse {

@@ -49,7 +49,7 @@ export function createGithubConnector(outbound: OutboundClient): DatasetConnecto
             const writer = new NdjsonWriter(temporary);
             let next: URL | undefined = first;
             for (let page = 0; next && page < MAX_PAGES; page++) {
-              const response = await outbound.request({ url: next, headers, connector: 'github', authContext, dataset: { name: dataset.name, params }, timeoutMs, maxRetries: retries, signal });
+              const response = await outbound.request({ url: next, headers, connector: 'github', authContext, dataset: { name: dataset.name, params }, timeoutMs, maxRetries: retries, signal, throttledFor: githubThrottle });
               let items: unknown;
               try {
                 items = JSON.parse(response.body!.toString('utf8'));
@@ -71,6 +71,19 @@ export function createGithubConnector(outbound: OutboundClient): DatasetConnecto
       };
     },
   };
+}
+
+/**
+ * GitHub answers rate limiting with 403 (or 429): a secondary limit carries `Retry-After`
+ * (the client reads it), an exhausted primary limit `x-ratelimit-remaining: 0` and the reset
+ * time in epoch seconds. Other 403s (no access) are final.
+ */
+export function githubThrottle(status: number, headers: Headers): number | undefined {
+  if (status !== 403 && status !== 429) return undefined;
+  if (headers.get('retry-after') !== null) return 0;
+  if (headers.get('x-ratelimit-remaining') !== '0') return undefined;
+  const reset = Number(headers.get('x-ratelimit-reset'));
+  return Number.isFinite(reset) ? Math.max(0, reset * 1000 - Date.now()) : undefined;
 }
 
 /** `github_endpoint` (GitHub Enterprise, or a local server in tests); default https://api.github.com. */

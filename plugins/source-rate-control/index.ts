@@ -26,6 +26,8 @@ export function createSourceRateControlPlugin(): QuarryPlugin {
     name: SOURCE_RATE_CONTROL_PLUGIN_NAME,
     manifest: slices,
     apply(runtime) {
+      const waits = runtime.metrics.histogram('http_rate_control_wait_ms', { description: 'Time an upstream request attempt waited for rate-control permits', unit: 'ms' });
+      const lostRaces = runtime.metrics.counter('http_rate_control_lease_conflicts', { description: 'Shared rate-control ledger writes that lost a compare-and-swap race and were retried' });
       let controller: RateController | undefined;
       let store: ObjectStore | undefined;
       runtime.hooks.config.tapPromise({ name: SOURCE_RATE_CONTROL_PLUGIN_NAME }, async (manifest) => {
@@ -45,6 +47,8 @@ export function createSourceRateControlPlugin(): QuarryPlugin {
           store,
           leaseWindowMs: config.refresh_interval,
           log: runtime.log,
+          onWaited: (origin, connector, waitedMs) => waits.record(waitedMs, { origin, connector }),
+          onLostRace: () => lostRaces.add(1),
         });
       });
       runtime.hooks.outbound.request.tapPromise({ name: SOURCE_RATE_CONTROL_PLUGIN_NAME, stage: STAGE.TRANSPORT }, async (request) => {

@@ -33,10 +33,10 @@ export class LeasedTokenBucket {
   #demandIntegral = 0;
   #demandSince = Date.now();
   #lastChange = Date.now();
-  /** Writes that lost a race and were retried (tests and logs). */
-  lostRaces = 0;
+  readonly #onLostRace: (() => void) | undefined;
 
-  constructor(options: { store: ObjectStore; key: string; replica: string; windowMs: number; budget: number; log: Logger }) {
+  constructor(options: { store: ObjectStore; key: string; replica: string; windowMs: number; budget: number; log: Logger; onLostRace?: (() => void) | undefined }) {
+    this.#onLostRace = options.onLostRace;
     this.#store = options.store;
     this.#key = options.key;
     this.#replica = options.replica;
@@ -126,7 +126,7 @@ export class LeasedTokenBucket {
         this.#knownReplicas = Math.max(1, Object.keys(ledger.replicas).length);
         return granted;
       }
-      this.lostRaces++;
+      this.#onLostRace?.();
       await sleep(randomInt(2, 20 + attempt * 10), new AbortController().signal);
     }
     this.#log.warn('lost the race for the shared rate-control state too often; using an equal split for this window', { store: this.#store.location });

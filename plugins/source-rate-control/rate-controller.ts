@@ -27,6 +27,10 @@ export interface RateControllerOptions {
   readonly store: ObjectStore | undefined;
   readonly leaseWindowMs: number;
   readonly log: Logger;
+  /** Called with how long each attempt waited for its permits, by origin. */
+  readonly onWaited?: (origin: string, connector: string, waitedMs: number) => void;
+  /** Called when a shared-ledger write lost a compare-and-swap race and was retried. */
+  readonly onLostRace?: () => void;
 }
 
 /**
@@ -46,8 +50,10 @@ export class RateController {
   }
 
   async admit(request: OutboundRequest): Promise<void> {
+    const started = performance.now();
     try {
       await this.#admit(request);
+      this.#options.onWaited?.(request.origin, request.connector, performance.now() - started);
     } catch (error) {
       if (!request.signal.aborted) throw error;
       throw new QuarryError('RATE_CONTROL_WAIT_CANCELLED', `${request.method} ${request.origin}${request.url.pathname} was cancelled while waiting for a rate-control permit`, { cause: error });
@@ -110,6 +116,7 @@ export class RateController {
       windowMs,
       budget,
       log: this.#options.log,
+      onLostRace: this.#options.onLostRace,
     });
   }
 }

@@ -331,3 +331,41 @@ datasets:${dataset('issues')}${dataset('releases')}${dataset('commits')}${datase
     },
   );
 });
+
+test('github: an exhausted rate limit (403, x-ratelimit-remaining: 0) waits for the reset; a plain 403 is final', async (t) => {
+  let origin = '';
+  let limited = true;
+  const pages = (await import('../helpers/github-upstream.js')).paginatedIssues({ origin: () => origin, pages: 1 });
+  await withUpstream(
+    (request, response) => {
+      if (request.url!.startsWith('/repos/acme/private/')) {
+        sendJson(response, { message: 'Resource not accessible by integration' }, 403);
+        return;
+      }
+      if (limited) {
+        limited = false;
+        sendJson(response, { message: 'API rate limit exceeded' }, 403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 1) });
+        return;
+      }
+      pages(request, response);
+    },
+    async (upstream) => {
+      origin = upstream.origin;
+      const { githubIssuesDataset } = await import('../helpers/github-upstream.js');
+      const manifest = `
+version: v2
+kind: Spicepod
+name: t
+datasets:${githubIssuesDataset({ name: 'limited', origin, repo: 'acme/widgets', params: { max_retries: '2' } })}${githubIssuesDataset({ name: 'private', origin, repo: 'acme/private', params: { max_retries: '2' } })}
+`;
+      await withRuntime(t, { manifest }, async ({ baseUrl, sql }) => {
+        t.is((await rows(await sql('SELECT count(*) AS n FROM limited')))[0]!['n'], 1);
+        const widgets = upstream.arrivals.filter((arrival) => arrival.path.startsWith('/repos/acme/widgets/'));
+        t.is(widgets.length, 2);
+        t.true(widgets[1]!.at - widgets[0]!.at >= 900, `waited for x-ratelimit-reset (${Math.round(widgets[1]!.at - widgets[0]!.at)} ms)`);
+        t.is(upstream.arrivals.filter((arrival) => arrival.path.startsWith('/repos/acme/private/')).length, 1, 'a 403 without rate-limit headers is not retried');
+        t.regex((await datasetStatus(baseUrl, 'private')).error!, /answered 403 Forbidden: \{"message":"Resource not accessible by integration"\}/);
+      });
+    },
+  );
+});

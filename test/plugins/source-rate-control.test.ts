@@ -64,8 +64,11 @@ test('http_requests_per_second_limit: at most N arrivals in any second at the up
   origin = upstream.origin;
   try {
     const manifest = manifestWith('  params:\n    http_requests_per_second_limit: 5', githubIssuesDataset({ name: 'issues', origin, repo: 'acme/widgets' }));
-    await withRuntime(t, { manifest }, async ({ sql }) => {
+    await withRuntime(t, { manifest }, async ({ sql, runtime }) => {
       t.is((((await (await sql('SELECT count(*) AS n FROM issues')).json()) as Array<{ n: number }>)[0]!).n, 16);
+      const waits = runtime.metrics.snapshot('http_rate_control_wait_ms')!.points.find((point) => point.attributes['origin'] === origin)!;
+      t.is(waits.count, 16, 'every attempt recorded its wait');
+      t.true(waits.max! >= 500, `the sixth request waited for the first one's second to pass (${Math.round(waits.max!)} ms)`);
     });
     t.is(upstream.arrivals.length, 16);
     // The limiter spaces grants; the upstream stamps arrivals. Between the two lie connection
