@@ -16,6 +16,7 @@ import { startFlightListener, type FlightListener } from './flight/listener.js';
 import type { Logger } from './log.js';
 import type { Manifest, ManifestSource } from './manifest/types.js';
 import { createPluginRuntime } from './plugins/context.js';
+import { OutboundClient } from './outbound/client.js';
 import type { ListenerReport, QuarryPlugin } from './plugins/types.js';
 import { QueryPipeline } from './pipeline/pipeline.js';
 import { deepFreeze } from './text/deep-freeze.js';
@@ -53,6 +54,8 @@ export class Runtime {
   readonly connectors = new ConnectorRegistry();
   /** Tools plugins offer to agents; the MCP plugin exposes them. */
   readonly tools = new ToolRegistry();
+  /** The one client for upstream HTTP requests; every attempt passes `hooks.outbound.request`. */
+  readonly outbound: OutboundClient;
   readonly #phase = new PhaseMachine();
   readonly #options: RuntimeOptions;
   #manifest: Manifest;
@@ -72,6 +75,7 @@ export class Runtime {
     this.connectors.register(fileConnector, 'the core');
     this.source = options.source;
     this.log = options.log;
+    this.outbound = new OutboundClient({ hooks: this.hooks, log: options.log.child('outbound') });
     const tls = options.manifest.runtime.tls;
     this.#tls = tls?.enabled ? TlsService.fromConfig(tls, options.source.directory, options.log.child('tls'), this.metrics) : undefined;
     this.http = createHttpServer({ hooks: this.hooks, phase: this.#phase, log: options.log.child('http'), tls: this.#tls });
@@ -193,6 +197,7 @@ export class Runtime {
       reportListener: (listener: ListenerReport) => this.#pluginListeners.push(listener),
       connectors: this.connectors,
       tools: this.tools,
+      outbound: this.outbound,
       tls: this.#tls,
       manifest: () => this.#manifest,
       engine: () => this.#engine,

@@ -4,6 +4,7 @@ import { createClientCertPlugin } from './client-cert/index.js';
 import { createCorsPlugin } from './cors/index.js';
 import { createFunctionsPlugin } from './functions/index.js';
 import { createGeoPlugin } from './geo/index.js';
+import { createHttpConnectorsPlugin } from './http-connectors/index.js';
 import { createMcpPlugin } from './mcp/index.js';
 import { createResultsCachePlugin } from './results-cache/index.js';
 import { createSchedulerPlugin } from './scheduler/index.js';
@@ -28,6 +29,7 @@ export function defaultPlugins(): QuarryPlugin[] {
     createGeoPlugin(),
     createMcpPlugin(),
     createSourceRateControlPlugin(),
+    createHttpConnectorsPlugin(),
     createSchedulerPlugin(),
   ];
 }

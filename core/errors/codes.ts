@@ -82,6 +82,10 @@ const coreCodes = {
   ROUTE_NOT_FOUND: { http: 404, grpc: GRPC.UNIMPLEMENTED, description: 'No such endpoint.' },
   METHOD_NOT_ALLOWED: { http: 405, grpc: GRPC.UNIMPLEMENTED, description: 'The endpoint exists but not for this method.' },
   RUNTIME_SHUTTING_DOWN: { http: 503, grpc: GRPC.UNAVAILABLE, description: 'The runtime is draining and takes no new work.' },
+  // Upstream requests of connectors (core/outbound).
+  UPSTREAM_REQUEST_FAILED: { http: 502, grpc: GRPC.UNAVAILABLE, description: 'An upstream source answered an error status (after the configured retries), or could not be reached; the message names the request and the status.' },
+  UPSTREAM_TIMEOUT: { http: 504, grpc: GRPC.DEADLINE_EXCEEDED, description: 'An upstream request did not complete within its client_timeout (after the configured retries).' },
+  UPSTREAM_RESPONSE_TOO_LARGE: { http: 502, grpc: GRPC.RESOURCE_EXHAUSTED, description: 'An upstream response was larger than the limit the client reads; it was not read further.' },
   RUNTIME_NOT_READY: { http: 503, grpc: GRPC.UNAVAILABLE, description: 'The runtime has not finished starting.' },
   INTERNAL: { http: 500, grpc: GRPC.INTERNAL, description: 'An unexpected failure inside the runtime; the log has details.' },
 } satisfies Record<string, ErrorCodeSpec>;

@@ -7,6 +7,7 @@ import {
 import type { QuarryError } from '../errors/quarry-error.js';
 import { guardHooks } from './guard.js';
 import type { Manifest } from '../manifest/types.js';
+import type { OutboundRequest } from '../outbound/types.js';
 import type {
   CacheInvalidation,
   DatasetLoadEvent,
@@ -58,6 +59,10 @@ export function createHooks() {
     datasets: Object.freeze({
       /** Series, after every dataset load or refresh attempt, successful or not. */
       loaded: new AsyncSeriesHook<[DatasetLoadEvent]>(['event']),
+    }),
+    outbound: Object.freeze({
+      /** Series, before every attempt of every upstream request a connector makes: wait (rate control), refuse by throwing, `defer` a release. */
+      request: new AsyncSeriesHook<[OutboundRequest]>(['request']),
     }),
     shutdown: Object.freeze({
       /** Parallel, first step of shutdown: finish in-flight work within the remaining time. */

@@ -46,9 +46,9 @@ function paramsWarnings(document: Record<string, unknown>): string[] {
   return warnings;
 }
 
-/** Engine-wide params the engine does not apply yet; `codehost_*` is handled as a deprecation. */
+/** Engine-wide params the engine does not apply yet; `http_*` is applied by source-rate-control, `codehost_*` is a deprecation. */
 function isPendingParam(key: string): boolean {
-  return key.startsWith('http_') || key.startsWith('columnar_');
+  return key.startsWith('columnar_');
 }
 
 function notYetEffectiveWarnings(document: Record<string, unknown>, pluginNames: readonly string[]): string[] {
@@ -56,8 +56,7 @@ function notYetEffectiveWarnings(document: Record<string, unknown>, pluginNames:
   const runtime = isMapping(document.runtime) ? document.runtime : {};
   const params = isMapping(runtime.params) ? runtime.params : {};
   for (const key of Object.keys(params).filter((name) => knownParamNames.includes(name) && isPendingParam(name))) {
-    const topic = key.startsWith('http_') ? 'outbound HTTP rate control' : 'columnar accelerator tuning';
-    warnings.push(notYetEffectiveMessage(`runtime.params.${key}`, topic));
+    warnings.push(notYetEffectiveMessage(`runtime.params.${key}`, 'columnar accelerator tuning'));
   }
   if (params.geo === 'enabled' && !pluginNames.includes(GEO_PLUGIN)) {
     warnings.push('runtime.params.geo is "enabled" but has no effect: the geo plugin (the spatial ST_* functions) is not part of this deployment');

@@ -11,6 +11,7 @@ import type { MetricsRegistry } from '../metrics/registry.js';
 import type { TlsService } from '../listeners/tls-service.js';
 import type { ConnectorRegistry } from '../engine/sources/connector-registry.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
+import type { OutboundClient } from '../outbound/client.js';
 
 /** What the runtime lends the plugin contexts; engine and pipeline exist only after start-up. */
 export interface PluginHost {
@@ -24,6 +25,7 @@ export interface PluginHost {
   reportListener(listener: ListenerReport): void;
   readonly connectors: ConnectorRegistry;
   readonly tools: ToolRegistry;
+  readonly outbound: OutboundClient;
   manifest(): Manifest;
   engine(): Engine | undefined;
   pipeline(): QueryPipeline | undefined;
@@ -72,5 +74,6 @@ export function createPluginRuntime(host: PluginHost, pluginName: string): Plugi
       register: (tool) => host.tools.register({ ...tool, owner: pluginName, call: tool.call.bind(tool) }),
       list: () => host.tools.list(),
     },
+    outbound: host.outbound,
   };
 }

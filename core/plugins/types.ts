@@ -10,6 +10,7 @@ import type { MetricsRegistry } from '../metrics/registry.js';
 import type { TlsService } from '../listeners/tls-service.js';
 import type { DatasetConnector } from '../engine/sources/connector.js';
 import type { RuntimeTool } from '../tools/tool-registry.js';
+import type { OutboundClient } from '../outbound/client.js';
 
 /** A manifest section a plugin owns: its path and the zod schema that validates and defaults it. */
 export interface ManifestSlice {
@@ -86,4 +87,6 @@ export interface PluginRuntime {
     register(tool: Omit<RuntimeTool, 'owner'>): void;
     list(): readonly RuntimeTool[];
   };
+  /** The one client for upstream HTTP requests (timeouts, retries, the `outbound.request` hook); connectors use it. */
+  readonly outbound: OutboundClient;
 }

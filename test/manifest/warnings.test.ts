@@ -46,7 +46,6 @@ datasets:
       refresh_mode: append
 `);
   t.deepEqual(warnings, [
-    'runtime.params.http_requests_per_second_limit is configured but has no effect yet: outbound HTTP rate control is not implemented in this release',
     'runtime.params.columnar_filter_propagation is configured but has no effect yet: columnar accelerator tuning is not implemented in this release',
     'runtime.flight.max_message_size is configured but has no effect yet: Flight listener tuning is not implemented in this release',
     'runtime.flight.do_put_rate_limit_enabled is configured but has no effect yet: Flight listener tuning is not implemented in this release',
@@ -82,17 +81,15 @@ function fakeRuntime(manifest: PluginRuntime['manifest']) {
 }
 
 /** Built-ins whose behaviour has not landed yet: they only validate and warn. */
-const PLACEHOLDER_PLUGINS = ['source-rate-control', 'scheduler'];
+const PLACEHOLDER_PLUGINS = ['scheduler'];
 
 test('each placeholder plugin warns when its section is configured, never for defaults', async (t) => {
-  const { manifest } = await load('runtime:\n  source_rate_control:\n    refresh_interval: 10s\n');
+  const { manifest } = await load('runtime:\n  scheduler:\n    state_location: file:///tmp/quarry-scheduler/\n');
   const { runtime, records } = fakeRuntime(manifest);
   for (const plugin of defaultPlugins().filter((candidate) => PLACEHOLDER_PLUGINS.includes(candidate.name))) await plugin.apply(runtime);
   t.deepEqual(
     records.map((record) => `${record.level} ${record.message}`),
-    [
-      'warn runtime.source_rate_control is configured but has no effect yet: source rate control is not implemented in this release',
-    ],
+    ['warn runtime.scheduler is configured but has no effect yet: cluster scheduling is not implemented in this release'],
   );
 });
 
@@ -120,6 +117,7 @@ test('every built-in plugin owns its sections and they are all in the bundle', (
     geo: [],
     mcp: ['runtime.mcp'],
     'source-rate-control': ['runtime.source_rate_control'],
+    'http-connectors': [],
     scheduler: ['runtime.scheduler'],
   });
 });

@@ -1,0 +1,81 @@
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import type { ObjectStore, StoredObject } from './types.js';
+
+export interface S3StoreOptions {
+  readonly bucket: string;
+  /** Key prefix, without a leading slash, ending in `/` or empty. */
+  readonly prefix: string;
+  readonly region: string;
+  /** An S3-compatible endpoint (path-style addressing); AWS when undefined. */
+  readonly endpoint: string | undefined;
+  readonly accessKeyId: string | undefined;
+  readonly secretAccessKey: string | undefined;
+  readonly location: string;
+}
+
+/**
+ * `s3://bucket/prefix/` object store. Conditional writes use S3's `If-None-Match: *` (create
+ * only) and `If-Match: <etag>` (replace only that version); a 412 or 409 answer is a lost race.
+ */
+export class S3ObjectStore implements ObjectStore {
+  readonly location: string;
+  readonly #client: S3Client;
+  readonly #bucket: string;
+  readonly #prefix: string;
+
+  constructor(options: S3StoreOptions) {
+    this.location = options.location;
+    this.#bucket = options.bucket;
+    this.#prefix = options.prefix;
+    this.#client = new S3Client({
+      region: options.region,
+      endpoint: options.endpoint,
+      forcePathStyle: options.endpoint !== undefined,
+      credentials: options.accessKeyId !== undefined && options.secretAccessKey !== undefined ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } : undefined,
+    });
+  }
+
+  async get(key: string): Promise<StoredObject | undefined> {
+    try {
+      const answer = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key }));
+      const body = Buffer.from(await answer.Body!.transformToByteArray());
+      return { body, version: answer.ETag ?? '' };
+    } catch (error) {
+      if (error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) return undefined;
+      throw error;
+    }
+  }
+
+  async put(key: string, body: Buffer): Promise<string> {
+    const answer = await this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key, Body: body }));
+    return answer.ETag ?? '';
+  }
+
+  putIfAbsent(key: string, body: Buffer): Promise<string | undefined> {
+    return this.#conditionalPut(key, body, { IfNoneMatch: '*' });
+  }
+
+  putIfMatch(key: string, body: Buffer, version: string): Promise<string | undefined> {
+    return this.#conditionalPut(key, body, { IfMatch: version });
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key }));
+  }
+
+  async close(): Promise<void> {
+    this.#client.destroy();
+  }
+
+  async #conditionalPut(key: string, body: Buffer, condition: { IfNoneMatch?: string; IfMatch?: string }): Promise<string | undefined> {
+    try {
+      const answer = await this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key, Body: body, ...condition }));
+      return answer.ETag ?? '';
+    } catch (error) {
+      const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+      // 412 Precondition Failed: the condition did not hold; 409: a concurrent conditional write won.
+      if (status === 412 || status === 409) return undefined;
+      throw error;
+    }
+  }
+}
