@@ -9,6 +9,7 @@ import { createSchedulerPlugin } from './scheduler/index.js';
 import { createSourceRateControlPlugin } from './source-rate-control/index.js';
 import { createTaskHistoryPlugin } from './task-history/index.js';
 import { createTelemetryPlugin } from './telemetry/index.js';
+import { createSqliteConnectorPlugin } from './connector-sqlite/index.js';
 
 /**
  * The built-in plugins, in apply order. Each is switched off with
@@ -27,5 +28,6 @@ export function defaultPlugins(): QuarryPlugin[] {
     createMcpPlugin(),
     createSourceRateControlPlugin(),
     createSchedulerPlugin(),
+    createSqliteConnectorPlugin(),
   ];
 }
