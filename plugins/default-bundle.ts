@@ -10,6 +10,7 @@ import { createSourceRateControlPlugin } from './source-rate-control/index.js';
 import { createTaskHistoryPlugin } from './task-history/index.js';
 import { createTelemetryPlugin } from './telemetry/index.js';
 import { createSqliteConnectorPlugin } from './connector-sqlite/index.js';
+import { createPostgresConnectorPlugin } from './connector-postgres/index.js';
 
 /**
  * The built-in plugins, in apply order. Each is switched off with
@@ -29,5 +30,6 @@ export function defaultPlugins(): QuarryPlugin[] {
     createSourceRateControlPlugin(),
     createSchedulerPlugin(),
     createSqliteConnectorPlugin(),
+    createPostgresConnectorPlugin(),
   ];
 }
