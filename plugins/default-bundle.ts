@@ -10,6 +10,7 @@ import { createSourceRateControlPlugin } from './source-rate-control/index.js';
 import { createTaskHistoryPlugin } from './task-history/index.js';
 import { createTelemetryPlugin } from './telemetry/index.js';
 import { createSqliteConnectorPlugin } from './connector-sqlite/index.js';
+import { createDuckdbConnectorPlugin } from './connector-duckdb/index.js';
 import { createPostgresConnectorPlugin } from './connector-postgres/index.js';
 
 /**
@@ -30,6 +31,7 @@ export function defaultPlugins(): QuarryPlugin[] {
     createSourceRateControlPlugin(),
     createSchedulerPlugin(),
     createSqliteConnectorPlugin(),
+    createDuckdbConnectorPlugin(),
     createPostgresConnectorPlugin(),
   ];
 }
