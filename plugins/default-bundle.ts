@@ -10,6 +10,7 @@ import { createSourceRateControlPlugin } from './source-rate-control/index.js';
 import { createTaskHistoryPlugin } from './task-history/index.js';
 import { createTelemetryPlugin } from './telemetry/index.js';
 import { createSqliteConnectorPlugin } from './connector-sqlite/index.js';
+import { createS3ConnectorPlugin } from './connector-s3/index.js';
 import { createDuckdbConnectorPlugin } from './connector-duckdb/index.js';
 import { createPostgresConnectorPlugin } from './connector-postgres/index.js';
 
@@ -31,6 +32,7 @@ export function defaultPlugins(): QuarryPlugin[] {
     createSourceRateControlPlugin(),
     createSchedulerPlugin(),
     createSqliteConnectorPlugin(),
+    createS3ConnectorPlugin(),
     createDuckdbConnectorPlugin(),
     createPostgresConnectorPlugin(),
   ];
