@@ -43,8 +43,8 @@ const comparisons: Record<string, '=' | '<>' | '<' | '<=' | '>' | '>='> = {
  * Reads DuckDB's optimised logical plan (json_serialize_plan) for the scans of live datasets.
  * Each live dataset's view reads an empty typed parquet stub, so its scans are LOGICAL_GET
  * nodes over that stub's file, with the columns the query uses (`column_indexes`) and the
- * filters the optimiser pushed into the scan (`table_filters`, keyed by position in
- * `column_indexes`). Returns the scans by stub file; a dataset read more than once gets the
+ * filters the optimiser pushed into the scan (`table_filters`, keyed by the table's column
+ * index, checked against DuckDB 1.5.6 by test/engine/plan-pushdown.test.ts). Returns the scans by stub file; a dataset read more than once gets the
  * union of the columns and only the filters every read shares (none, to stay simple and safe).
  * Undefined when the plan cannot be read: the caller then reads whole datasets.
  */
@@ -68,9 +68,8 @@ export function plannedScans(planJson: string, stubFiles: ReadonlySet<string>): 
     const columns = positions.filter((index) => index < names.length).map((index) => names[index]!);
     const filters: ScanFilter[] = [];
     for (const entry of get.table_filters?.filters ?? []) {
-      const index = positions[entry.key];
-      if (index === undefined || index >= names.length) continue;
-      filters.push(...scanFilters(names[index]!, entry.value));
+      if (entry.key >= names.length) continue;
+      filters.push(...scanFilters(names[entry.key]!, entry.value));
     }
     const previous = scans.get(file);
     scans.set(file, previous
@@ -112,6 +111,8 @@ function scanFilters(column: string, filter: TableFilter): ScanFilter[] {
       return [{ column, operator: 'IS NOT NULL' }];
     case 'EXPRESSION_FILTER': {
       const type = filter.expr?.type;
+      // `WHERE flag` on a boolean column.
+      if (type === 'BOUND_REF') return [{ column, operator: '=', value: true }];
       const onColumn = filter.expr?.children?.length === 1 && filter.expr.children[0]?.type === 'BOUND_REF';
       if (onColumn && type === 'OPERATOR_IS_NULL') return [{ column, operator: 'IS NULL' }];
       if (onColumn && type === 'OPERATOR_IS_NOT_NULL') return [{ column, operator: 'IS NOT NULL' }];
