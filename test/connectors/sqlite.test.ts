@@ -37,6 +37,8 @@ test('live sqlite dataset: columns and filters reach SQLite as SQL; types map', 
     // 2^53 + 1 survives: SQLite integers are read as 64-bit, never through a JS number.
     const big = await jsonRows(await sql("SELECT CAST(id AS VARCHAR) AS id FROM orders WHERE customer = 'cy'"));
     t.deepEqual(big, [{ id: '9007199254740993' }]);
+    t.is((await jsonRows(await sql('SELECT customer FROM orders LIMIT 2'))).length, 2);
+    t.true(logFields(logs, 'sqlite query').some((fields) => fields['sql'] === 'SELECT "customer" FROM "orders" LIMIT 2'), 'the limit reaches SQLite');
     const counted = await jsonRows(await sql('SELECT count(*) AS n, count(paid) AS p FROM orders WHERE paid IS NOT NULL'));
     t.deepEqual(counted, [{ n: 3, p: 3 }]);
   });

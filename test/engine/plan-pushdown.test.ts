@@ -62,3 +62,11 @@ test('a dataset read twice gets the union of columns and no filters; an unplanna
   t.is(plannedScans('{"error":true,"error_message":"x"}', new Set([stub])), undefined);
   t.is((await scansOf('SELECT 1'))?.size, 0);
 });
+
+test('a LIMIT straight over an unfiltered scan is pushed; with a filter, an ORDER BY or an aggregate it is not', async (t) => {
+  t.is((await scansOf('SELECT name FROM live LIMIT 7'))?.get(stub)?.limit, 7);
+  t.is((await scansOf("SELECT name FROM live WHERE name = 'x' LIMIT 7"))?.get(stub)?.limit, undefined);
+  t.is((await scansOf('SELECT name FROM live ORDER BY id LIMIT 7'))?.get(stub)?.limit, undefined);
+  t.is((await scansOf('SELECT count(*) FROM (SELECT * FROM live LIMIT 7)'))?.get(stub)?.limit, 7);
+  t.is((await scansOf('SELECT name, count(*) FROM live GROUP BY name LIMIT 7'))?.get(stub)?.limit, undefined);
+});

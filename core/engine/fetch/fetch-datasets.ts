@@ -223,7 +223,7 @@ export class FetchDatasets {
         connection,
         source: live.source,
         schema: live.schema,
-        request: { signal: AbortSignal.timeout(SCAN_TIMEOUT_MS), columns, filters: scan.filters },
+        request: { signal: AbortSignal.timeout(SCAN_TIMEOUT_MS), columns, filters: scan.filters, ...(scan.limit !== undefined ? { limit: scan.limit } : {}) },
         table: { catalog: 'temp', schema: 'main', name: live.dataName },
       });
     } catch (error) {
@@ -236,6 +236,7 @@ export class FetchDatasets {
       dataset: live.config.name,
       columns: columns.join(','),
       filters: scan.filters.map(describeFilter).join(' AND '),
+      limit: scan.limit,
       rows,
       ms: Math.round(performance.now() - started),
     });

@@ -4,6 +4,8 @@ import type { ScanFilter, ScanValue } from '../sources/connector.js';
 export interface PlannedScan {
   readonly columns: readonly string[];
   readonly filters: readonly ScanFilter[];
+  /** Set only when the query takes at most this many rows straight from the scan, with no filter. */
+  readonly limit?: number;
 }
 
 interface PlanConstant {
@@ -56,10 +58,10 @@ export function plannedScans(planJson: string, stubFiles: ReadonlySet<string>): 
     return undefined;
   }
   if ((plan as { error?: boolean }).error) return undefined;
-  const gets: LogicalGet[] = [];
-  collectGets(plan, gets);
+  const gets: Array<{ get: LogicalGet; limit: number | undefined }> = [];
+  collectGets(plan, undefined, gets);
   const scans = new Map<string, PlannedScan>();
-  for (const get of gets) {
+  for (const { get, limit } of gets) {
     const file = get.function_data?.files?.[0];
     if (file === undefined || !stubFiles.has(file) || !get.names || !get.column_indexes) continue;
     const names = get.names;
@@ -72,21 +74,40 @@ export function plannedScans(planJson: string, stubFiles: ReadonlySet<string>): 
       filters.push(...scanFilters(names[entry.key]!, entry.value));
     }
     const previous = scans.get(file);
+    const unfiltered = (get.table_filters?.filters ?? []).length === 0;
     scans.set(file, previous
       ? { columns: [...new Set([...previous.columns, ...columns])], filters: [] }
-      : { columns, filters });
+      : { columns, filters, ...(limit !== undefined && unfiltered ? { limit } : {}) });
   }
   return scans;
 }
 
-function collectGets(node: unknown, into: LogicalGet[]): void {
+/**
+ * Every LOGICAL_GET, with the row limit that applies straight to it: a LOGICAL_LIMIT of
+ * constants with only projections between it and the scan (DuckDB pushes limits down so).
+ */
+function collectGets(node: unknown, limit: number | undefined, into: Array<{ get: LogicalGet; limit: number | undefined }>): void {
   if (Array.isArray(node)) {
-    for (const child of node) collectGets(child, into);
+    for (const child of node) collectGets(child, limit, into);
     return;
   }
   if (node === null || typeof node !== 'object') return;
-  if ((node as { type?: unknown }).type === 'LOGICAL_GET') into.push(node as LogicalGet);
-  for (const value of Object.values(node)) collectGets(value, into);
+  const type = (node as { type?: unknown }).type;
+  if (type === 'LOGICAL_GET') into.push({ get: node as LogicalGet, limit });
+  const childLimit = type === 'LOGICAL_LIMIT' ? constantLimit(node as LogicalLimit) : type === 'LOGICAL_PROJECTION' ? limit : undefined;
+  for (const [key, value] of Object.entries(node)) collectGets(value, key === 'children' ? childLimit : undefined, into);
+}
+
+interface LogicalLimit {
+  readonly limit_val?: { readonly type?: string; readonly constant_integer?: number };
+  readonly offset_val?: { readonly type?: string; readonly constant_integer?: number };
+}
+
+/** LIMIT n [OFFSET m] with constants → n + m rows from the scan; anything else → undefined. */
+function constantLimit(node: LogicalLimit): number | undefined {
+  if (node.limit_val?.type !== 'CONSTANT_VALUE' || !Number.isSafeInteger(node.limit_val.constant_integer)) return undefined;
+  const offset = node.offset_val?.type === 'UNSET' ? 0 : node.offset_val?.type === 'CONSTANT_VALUE' ? node.offset_val.constant_integer : undefined;
+  return offset === undefined || !Number.isSafeInteger(offset) ? undefined : node.limit_val.constant_integer! + offset;
 }
 
 /** The simple predicates in one table filter; anything else is left to the engine (which re-applies all). */
