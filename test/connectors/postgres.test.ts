@@ -106,6 +106,27 @@ test('accelerated postgres dataset over Flight; refresh picks up source changes'
   });
 });
 
+test('an accelerated dataset is read live until its first load completes (never empty meanwhile)', async (t) => {
+  // Reading the whole view takes 10 s, 2 s a row (the load); a query on `id` alone never calls the
+  // slow function (it is IMMUTABLE, so PostgreSQL drops the unused column of the view).
+  await execute(`CREATE TABLE shop.base AS SELECT n AS id FROM generate_series(1, 5) AS n;
+    CREATE FUNCTION shop.slowly(value int) RETURNS text IMMUTABLE LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(2); RETURN value::text; END $$;
+    CREATE VIEW shop.slow AS SELECT id, shop.slowly(id) AS lazy FROM shop.base`);
+  const manifest = manifestWith(`${dataset('slow', 'shop.slow')}
+    acceleration:
+      enabled: true`);
+  await withRuntime(t, { manifest, waitForLoad: false }, async ({ sql, baseUrl, runtime, logs }) => {
+    const began = Date.now();
+    const during = await jsonRows(await sql('SELECT count(id) AS n FROM slow'));
+    const state = (await datasetStatuses(baseUrl)).get('slow');
+    t.is(state?.status, 'Initializing', `the load was still running: ${JSON.stringify(state)} after ${Date.now() - began} ms; ${JSON.stringify(logFields(logs, 'live dataset scanned'))}`);
+    t.deepEqual(during, [{ n: 5 }]);
+    await runtime.whenLoaded();
+    t.is((await datasetStatuses(baseUrl)).get('slow')?.status, 'Ready');
+    t.deepEqual(await jsonRows(await sql('SELECT count(lazy) AS n FROM slow')), [{ n: 5 }]);
+  });
+});
+
 test('two live queries at once on one dataset each see their own filtered rows', async (t) => {
   await execute('CREATE TABLE shop.numbers AS SELECT n AS value FROM generate_series(1, 20000) AS n');
   await withRuntime(t, { manifest: manifestWith(dataset('numbers', 'shop.numbers')) }, async ({ sql }) => {

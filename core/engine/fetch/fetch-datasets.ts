@@ -48,7 +48,8 @@ interface LiveMirror {
  *
  * Accelerated: each load fills a staging table in an attached in-memory database through the
  * appender; the registry's load then replaces the acceleration table from it in one statement
- * (queries see the old rows or the new), after which the staging copy is emptied.
+ * (queries see the old rows or the new), after which the staging copy is emptied. Until the
+ * first load completes, the dataset is read live (below), never answered from an empty table.
  *
  * Live: the dataset's view reads a per-connection TEMP view, which normally reads an empty
  * typed parquet stub. Before a query that names the dataset runs, the engine plans it against
@@ -98,23 +99,34 @@ export class FetchDatasets {
     return accelerated ? this.#staged(config, source, schema, columns, local, run) : this.#liveView(config, source, schema, columns, local, run);
   }
 
+  /**
+   * An accelerated fetch dataset reads `quarry_fetch.main.<name>`, a view that until the first
+   * load reads the source live (as a live dataset does, so queries are never answered from an
+   * empty table) and from each load's synchronise on reads the rows just fetched.
+   */
   async #staged(config: DatasetConfig, source: FetchSource, schema: Schema, columns: string, local: string, run: RunStatement): Promise<EngineSource> {
+    const live = await this.#liveView(config, source, schema, columns, local, run);
+    for (const statement of live.setupStatements ?? []) await run(statement);
     if (this.#staging.size === 0) await run(`ATTACH IF NOT EXISTS ':memory:' AS ${STAGING_DATABASE}`);
-    const table = `${STAGING_DATABASE}.main.${quoteIdentifier(local)}`;
-    await run(`CREATE OR REPLACE TABLE ${table} (${columns})`);
-    this.#staging.set(config.name.toLowerCase(), { table, columns });
+    const view = `${STAGING_DATABASE}.main.${quoteIdentifier(local)}`;
+    const rowsName = `${local}__rows`;
+    const rows = `${STAGING_DATABASE}.main.${quoteIdentifier(rowsName)}`;
+    await run(`CREATE OR REPLACE TABLE ${rows} (${columns})`);
+    await run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM ${live.tableExpression}`);
+    this.#staging.set(config.name.toLowerCase(), { table: rows, columns });
     return {
       kind: 'engine',
-      tableExpression: table,
-      allowedPaths: [],
+      tableExpression: view,
+      allowedPaths: live.allowedPaths,
       allowedDirectories: [],
       synchronise: async (signal) => {
         const started = performance.now();
         const connection = await this.#connect();
         try {
-          await connection.run(`CREATE OR REPLACE TABLE ${table} (${columns})`);
-          const rows = await scanIntoTable({ connection, source, schema, request: { signal }, table: { catalog: STAGING_DATABASE, schema: 'main', name: local } });
-          this.#log.debug('fetched dataset rows into staging', { dataset: config.name, rows, ms: Math.round(performance.now() - started) });
+          await connection.run(`CREATE OR REPLACE TABLE ${rows} (${columns})`);
+          const count = await scanIntoTable({ connection, source, schema, request: { signal }, table: { catalog: STAGING_DATABASE, schema: 'main', name: rowsName } });
+          await connection.run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM ${rows}`);
+          this.#log.debug('fetched dataset rows into staging', { dataset: config.name, rows: count, ms: Math.round(performance.now() - started) });
         } finally {
           connection.closeSync();
         }
@@ -123,10 +135,11 @@ export class FetchDatasets {
     };
   }
 
-  /** After a load copied the staging table into the acceleration table: drop the staging copy. */
+  /** After a load copied the staged rows into the acceleration table: drop the staged copy; the dataset is no longer read live. */
   async afterLoad(dataset: string): Promise<void> {
     const staging = this.#staging.get(dataset.toLowerCase());
     if (!staging) return;
+    this.#live.delete(dataset.toLowerCase());
     const connection = await this.#connect();
     try {
       await connection.run(`CREATE OR REPLACE TABLE ${staging.table} (${staging.columns})`);
