@@ -3,6 +3,7 @@ import path from 'node:path';
 import test from 'ava';
 import initSqlJs from 'sql.js';
 import { withRuntime } from '../helpers/runtime.js';
+import { withFlight } from '../flight/flight-helpers.js';
 import { datasetStatuses, jsonRows, logFields, manifestWith } from './helpers.js';
 
 /** A real SQLite file written by SQLite itself (sql.js). */
@@ -110,5 +111,20 @@ test('live sqlite dataset whose file disappears: the query fails naming the data
     const body = (await response.json()) as { error: { code: string; message: string } };
     t.is(body.error.code, 'DATASET_SOURCE_FAILED');
     t.regex(body.error.message, /dataset orders is read live from sqlite:orders, and reading it failed: .*cannot read SQLite file/);
+  });
+});
+
+test('live sqlite dataset over Flight SQL: statement and prepared statement', async (t) => {
+  await withFlight(t, { manifest: LIVE, files: { 'shop.db': await sqliteFile(SHOP) } }, async ({ client }) => {
+    const { table } = await client.query("SELECT id, customer FROM orders WHERE customer = 'ada' ORDER BY id");
+    t.deepEqual(table.toArray().map((row) => ({ ...row.toJSON() })), [{ id: 1n, customer: 'ada' }, { id: 3n, customer: 'ada' }]);
+    const prepared = await client.prepare('SELECT count(*) AS n FROM orders WHERE paid = ?');
+    try {
+      await prepared.bind([true]);
+      const result = await prepared.query();
+      t.is(Number(result.table.get(0)?.toJSON()['n']), 2);
+    } finally {
+      await prepared.close();
+    }
   });
 });

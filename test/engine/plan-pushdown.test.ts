@@ -70,3 +70,13 @@ test('a LIMIT straight over an unfiltered scan is pushed; with a filter, an ORDE
   t.is((await scansOf('SELECT count(*) FROM (SELECT * FROM live LIMIT 7)'))?.get(stub)?.limit, 7);
   t.is((await scansOf('SELECT name, count(*) FROM live GROUP BY name LIMIT 7'))?.get(stub)?.limit, undefined);
 });
+
+test('an unoptimised plan (DuckDB cannot serialise some optimised ones) reads every column with no filter, keeping a plain LIMIT', async (t) => {
+  const reader = await connection.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral("SELECT name FROM live WHERE id = 1 LIMIT 5 OFFSET 2")})`);
+  const scan = plannedScans(String(reader.getRows()[0]![0]), new Set([stub]))?.get(stub);
+  t.deepEqual(scan?.filters, []);
+  t.is(scan?.columns.length, 7);
+  t.is(scan?.limit, undefined, 'a filter sits between the limit and the scan');
+  const plain = await connection.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral('SELECT name FROM live LIMIT 5 OFFSET 2')})`);
+  t.is(plannedScans(String(plain.getRows()[0]![0]), new Set([stub]))?.get(stub)?.limit, 7);
+});

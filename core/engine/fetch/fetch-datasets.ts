@@ -67,6 +67,7 @@ export class FetchDatasets {
   readonly #mirrors: LiveMirror[] = [];
   readonly #staging = new Map<string, { table: string; columns: string }>();
   readonly #initialised = new WeakSet<DuckDBConnection>();
+  readonly #sources: DatasetSource[] = [];
   #stubDirectory: string | undefined;
 
   constructor(options: { connect: () => Promise<DuckDBConnection>; log: Logger }) {
@@ -81,6 +82,7 @@ export class FetchDatasets {
    */
   async engineSource(config: DatasetConfig, source: DatasetSource, run: RunStatement): Promise<EngineSource> {
     const accelerated = config.acceleration?.enabled === true;
+    this.#sources.push(source);
     if (source.kind === 'engine') {
       if (source.synchronise) {
         await source.synchronise(AbortSignal.timeout(SCAN_TIMEOUT_MS));
@@ -214,14 +216,23 @@ export class FetchDatasets {
     return filled.length > 0 ? cleanup : undefined;
   }
 
+  /**
+   * The scans the optimised plan makes; when DuckDB cannot serialise that (it fails on some
+   * plans, e.g. LIMIT with OFFSET on 1.5.6), the unoptimised plan still tells which datasets
+   * are read (whole, with no filter). Undefined when neither exists: whole datasets are read.
+   */
   async #plan(connection: DuckDBConnection, sql: string): Promise<Map<string, PlannedScan> | undefined> {
-    try {
-      const reader = await connection.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral(sql)}, optimize := true)`);
-      return plannedScans(String(reader.getRows()[0]?.[0] ?? ''), new Set([...this.#live.values()].map((live) => live.stubFile)));
-    } catch {
-      // Not plannable on its own (e.g. a statement json_serialize_plan does not take): read whole datasets.
-      return undefined;
+    const stubs = new Set([...this.#live.values()].map((live) => live.stubFile));
+    for (const optimize of [true, false]) {
+      try {
+        const reader = await connection.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral(sql)}, optimize := ${optimize})`);
+        const scans = plannedScans(String(reader.getRows()[0]?.[0] ?? ''), stubs);
+        if (scans) return scans;
+      } catch {
+        // Not plannable on its own (a statement json_serialize_plan does not take).
+      }
     }
+    return undefined;
   }
 
   async #scan(connection: DuckDBConnection, live: LiveFetch, scan: PlannedScan): Promise<void> {
@@ -267,7 +278,11 @@ export class FetchDatasets {
     }
   }
 
+  /** At shutdown: releases the sources (clients, WASM databases) and removes the stubs. */
   close(): void {
+    for (const source of this.#sources.splice(0)) {
+      source.close?.().catch((error: unknown) => this.#log.warn('a dataset source failed to close', { error: toQuarryError(error).message }));
+    }
     if (this.#stubDirectory) rmSync(this.#stubDirectory, { recursive: true, force: true });
   }
 }
