@@ -128,3 +128,20 @@ test('live sqlite dataset over Flight SQL: statement and prepared statement', as
     }
   });
 });
+
+test('accelerated sqlite dataset in file mode loads into its database file and refreshes', async (t) => {
+  const manifest = manifestWith(`  - from: sqlite:orders
+    name: orders
+    params:
+      sqlite_file: shop.db
+    acceleration:
+      enabled: true
+      mode: file`);
+  await withRuntime(t, { manifest, files: { 'shop.db': await sqliteFile(SHOP) } }, async ({ sql, directory, baseUrl }) => {
+    t.deepEqual(await jsonRows(await sql('SELECT count(*) AS n FROM orders')), [{ n: 4 }]);
+    writeFileSync(path.join(directory, 'shop.db'), await sqliteFile(`${SHOP} DELETE FROM orders WHERE id > 2;`));
+    const refreshed = await fetch(`${baseUrl}/v1/datasets/orders/acceleration/refresh`, { method: 'POST' });
+    t.is(refreshed.status, 201, await refreshed.text());
+    t.deepEqual(await jsonRows(await sql('SELECT count(*) AS n FROM orders', { headers: { 'cache-control': 'no-cache' } })), [{ n: 2 }]);
+  });
+});
