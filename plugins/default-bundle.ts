@@ -11,6 +11,10 @@ import { createSchedulerPlugin } from './scheduler/index.js';
 import { createSourceRateControlPlugin } from './source-rate-control/index.js';
 import { createTaskHistoryPlugin } from './task-history/index.js';
 import { createTelemetryPlugin } from './telemetry/index.js';
+import { createSqliteConnectorPlugin } from './connector-sqlite/index.js';
+import { createS3ConnectorPlugin } from './connector-s3/index.js';
+import { createDuckdbConnectorPlugin } from './connector-duckdb/index.js';
+import { createPostgresConnectorPlugin } from './connector-postgres/index.js';
 
 /**
  * The built-in plugins, in apply order. Each is switched off with
@@ -31,5 +35,9 @@ export function defaultPlugins(): QuarryPlugin[] {
     createSourceRateControlPlugin(),
     createHttpConnectorsPlugin(),
     createSchedulerPlugin(),
+    createSqliteConnectorPlugin(),
+    createS3ConnectorPlugin(),
+    createDuckdbConnectorPlugin(),
+    createPostgresConnectorPlugin(),
   ];
 }

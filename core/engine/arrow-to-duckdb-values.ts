@@ -1,4 +1,4 @@
-import { DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBListValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, DuckDBUUIDValue, type DuckDBListType, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { Type, TimeUnit, type Data, type Vector } from 'apache-arrow';
 import { QuarryError } from '../errors/quarry-error.js';
 
@@ -80,9 +80,30 @@ function convert(vector: Vector, data: Data | undefined, row: number, typeId: Ty
         return new DuckDBDecimalValue(value, width, scale);
       }
       if (typeId === Type.Int) return new DuckDBDecimalValue(BigInt(vector.get(row) as number | bigint) * 10n ** BigInt(scale), width, scale);
+      // Connectors hand exact decimals over as text (e.g. PostgreSQL numeric) to keep every digit.
+      if (typeId === Type.Utf8) return new DuckDBDecimalValue(scaledDecimal(vector.get(row) as string, scale, column), width, scale);
       throw fail();
     }
+    case DuckDBTypeId.UUID:
+      if (typeId !== Type.Utf8) throw fail();
+      return DuckDBUUIDValue.fromUint128(BigInt(`0x${(vector.get(row) as string).replaceAll('-', '')}`));
+    case DuckDBTypeId.LIST: {
+      if (typeId !== Type.List) throw fail();
+      const items = vector.get(row) as Vector;
+      return new DuckDBListValue(duckdbValuesFor(items, 0, items.length, (target as DuckDBListType).valueType, column));
+    }
     default:
-      throw new QuarryError('INGEST_SCHEMA_MISMATCH', `column "${column}": writing into ${target.toString()} columns is not supported; supported: boolean, integers, floating point, decimal, varchar, blob, date, timestamp`);
+      throw new QuarryError('INGEST_SCHEMA_MISMATCH', `column "${column}": writing into ${target.toString()} columns is not supported; supported: boolean, integers, floating point, decimal, varchar, blob, date, timestamp, uuid, list`);
   }
+}
+
+/** `-12.5` at scale 3 → -12500n; more fractional digits than the scale are an error, not rounding. */
+function scaledDecimal(text: string, scale: number, column: string): bigint {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
+  const fraction = match?.[3] ?? '';
+  if (!match || (match[2] === '' && fraction === '') || fraction.replace(/0+$/, '').length > scale) {
+    throw new QuarryError('INGEST_SCHEMA_MISMATCH', `column "${column}": "${text}" is not a decimal with at most ${scale} fractional digits`);
+  }
+  const digits = BigInt(`${match[2] || '0'}${fraction.padEnd(scale, '0').slice(0, scale)}`);
+  return match[1] === '-' ? -digits : digits;
 }

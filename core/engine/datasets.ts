@@ -6,7 +6,8 @@ import type { Logger } from '../log.js';
 import type { DatasetConfig } from '../manifest/types.js';
 import type { DatasetState, DatasetStatus } from './engine-api.js';
 import type { DatasetLoadEvent } from '../pipeline/types.js';
-import type { DatasetSource, EngineSource } from './sources/connector.js';
+import type { EngineSource } from './sources/connector.js';
+import { FetchDatasets } from './fetch/fetch-datasets.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
 import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
 
@@ -52,13 +53,16 @@ export class DatasetRegistry {
   readonly #log: Logger;
   readonly #onLoaded: (event: DatasetLoadEvent) => void;
   readonly #connectors: ConnectorRegistry;
+  readonly #fetch: FetchDatasets;
 
   constructor(
     datasets: readonly DatasetConfig[],
-    options: { baseDirectory: string; log: Logger; connectors: ConnectorRegistry; onLoaded?: (event: DatasetLoadEvent) => void },
+    options: { baseDirectory: string; log: Logger; connectors: ConnectorRegistry; fetch?: FetchDatasets; onLoaded?: (event: DatasetLoadEvent) => void },
   ) {
     this.#baseDirectory = options.baseDirectory;
     this.#connectors = options.connectors;
+    // Without the engine's fetch wiring (unit tests of file datasets), fetch sources cannot load.
+    this.#fetch = options.fetch ?? new FetchDatasets({ connect: () => Promise.reject(new Error('no engine connection for fetched datasets')), log: options.log });
     this.#log = options.log;
     this.#onLoaded = options.onLoaded ?? (() => undefined);
     for (const config of datasets) {
@@ -107,7 +111,7 @@ export class DatasetRegistry {
   async register(run: RunStatement): Promise<void> {
     for (const entry of this.#entries.values()) {
       try {
-        entry.source = engineReadable(entry.config, await this.#connectors.resolve(entry.config, { baseDirectory: this.#baseDirectory, log: this.#log }));
+        entry.source = await this.#fetch.engineSource(entry.config, await this.#connectors.resolve(entry.config, { baseDirectory: this.#baseDirectory, log: this.#log }), run);
         for (const statement of entry.source.setupStatements ?? []) await run(statement);
         await ensureSchema(run, entry.config.name);
         await run(`CREATE OR REPLACE VIEW ${quoteQualifiedName(entry.config.name)} AS SELECT * FROM ${entry.source.tableExpression}`);
@@ -183,6 +187,7 @@ export class DatasetRegistry {
       await run(`CREATE OR REPLACE TABLE ${table} AS ${select}`);
       await run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM ${table}`);
     }
+    await this.#fetch.afterLoad(entry.config.name);
     entry.viewReadsTable = true;
     entry.state = 'ready';
     entry.error = undefined;
@@ -255,12 +260,6 @@ export class DatasetRegistry {
     entry.error = toQuarryError(error).message;
     this.#log.error('dataset failed to load', { dataset: entry.config.name, from: entry.config.from, error: entry.error });
   }
-}
-
-/** Fetch sources (the connector reads, the engine loads Arrow batches) are not wired into the registry yet. */
-function engineReadable(config: DatasetConfig, source: DatasetSource): EngineSource {
-  if (source.kind === 'engine') return source;
-  throw new QuarryError('DATASET_SOURCE_UNSUPPORTED', `dataset ${config.name}: the connector for "${config.from}" fetches rows itself, and loading fetched rows is not implemented yet`);
 }
 
 function isAccelerated(config: DatasetConfig): boolean {

@@ -9,6 +9,7 @@ import { appendBatches } from './append.js';
 import { classifyStatement, statementTypeName } from './classify.js';
 import { ConnectionPool } from './connection-pool.js';
 import { DatasetRegistry } from './datasets.js';
+import { FetchDatasets } from './fetch/fetch-datasets.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
 import type { DatasetStatus, EngineApi } from './engine-api.js';
 import { engineError } from './engine-errors.js';
@@ -57,16 +58,19 @@ export class Engine implements EngineApi {
   readonly #registry: DatasetRegistry;
   readonly #options: EngineOptions;
   readonly #admin: DuckDBConnection;
+  readonly #fetch: FetchDatasets;
 
   private constructor(instance: DuckDBInstance, admin: DuckDBConnection, options: EngineOptions) {
     this.#instance = instance;
     this.#admin = admin;
     this.#options = options;
     this.#pool = new ConnectionPool(instance);
+    this.#fetch = new FetchDatasets({ connect: () => instance.connect(), log: options.log.child('datasets') });
     this.#registry = new DatasetRegistry(options.manifest.datasets, {
       baseDirectory: options.source.directory,
       log: options.log.child('datasets'),
       connectors: options.connectors,
+      fetch: this.#fetch,
       onLoaded: (event) => options.onDatasetLoaded?.(event),
     });
   }
@@ -181,7 +185,9 @@ export class Engine implements EngineApi {
 
   async runInternal(sql: string, parameters: readonly unknown[] = []): Promise<Array<Record<string, unknown>>> {
     const connection = await this.#pool.acquire();
+    let liveCleanup: (() => Promise<void>) | undefined;
     try {
+      liveCleanup = await this.#fetch.beforeQuery(connection, sql);
       const prepared = await connection.prepare(sql);
       bindParameters(prepared, parameters);
       const reader = await prepared.runAndReadAll();
@@ -189,13 +195,14 @@ export class Engine implements EngineApi {
     } catch (error) {
       throw engineError(error, { datasetNames: () => this.datasetNames() });
     } finally {
-      this.#pool.release(connection);
+      this.#release(connection, liveCleanup, false);
     }
   }
 
   /** Parses and classifies one statement; the caller must `execute` or `close` it. */
   async prepare(sql: string): Promise<PreparedQuery> {
     const connection = await this.#pool.acquire();
+    let liveCleanup: (() => Promise<void>) | undefined;
     const mapError = (error: unknown) => engineError(error, { datasetNames: () => this.datasetNames() });
     try {
       const statements = await connection.extractStatements(sql);
@@ -203,13 +210,14 @@ export class Engine implements EngineApi {
       if (statements.count > 1) {
         throw new QuarryError('SQL_MULTIPLE_STATEMENTS', `the SQL text holds ${statements.count} statements; send one statement per request`);
       }
+      liveCleanup = await this.#fetch.beforeQuery(connection, sql);
       const prepared = await statements.prepare(0);
       let settled = false;
       const finish = (discard: boolean) => {
         if (settled) return;
         settled = true;
         prepared.destroySync();
-        this.#pool.release(connection, { discard });
+        this.#release(connection, liveCleanup, discard);
       };
       return {
         kind: classifyStatement(prepared.statementType),
@@ -240,9 +248,21 @@ export class Engine implements EngineApi {
         close: () => finish(false),
       };
     } catch (error) {
-      this.#pool.release(connection);
+      this.#release(connection, liveCleanup, false);
       throw mapError(error);
     }
+  }
+
+  /** Returns a query connection to the pool, first dropping the live rows it read (see FetchDatasets). */
+  #release(connection: DuckDBConnection, liveCleanup: (() => Promise<void>) | undefined, discard: boolean): void {
+    if (!liveCleanup || discard) {
+      this.#pool.release(connection, { discard });
+      return;
+    }
+    liveCleanup().then(
+      () => this.#pool.release(connection),
+      () => this.#pool.release(connection, { discard: true }),
+    );
   }
 
   /** Number of queries holding a connection now. */
@@ -259,5 +279,6 @@ export class Engine implements EngineApi {
     this.#pool.close();
     this.#admin.closeSync();
     this.#instance.closeSync();
+    this.#fetch.close();
   }
 }

@@ -71,6 +71,7 @@ const coreCodes = {
   DATASET_LOAD_FAILED: { http: 500, grpc: GRPC.INTERNAL, description: 'A dataset could not be loaded or refreshed; the message gives the reason.' },
   DATASET_REFRESH_IN_PROGRESS: { http: 409, grpc: GRPC.ABORTED, description: 'A refresh of the dataset is already running.' },
   DATASET_SOURCE_UNSUPPORTED: { http: 400, grpc: GRPC.FAILED_PRECONDITION, description: 'A dataset\'s `from:` names a scheme no connector in this deployment serves; the message lists the schemes that are served.' },
+  DATASET_SOURCE_FAILED: { http: 502, grpc: GRPC.UNAVAILABLE, description: 'A dataset read live from its source (not accelerated) could not be read for this query; the message names the dataset and the source\'s error. Never an empty result.' },
   CONNECTOR_CONFLICT: { http: 500, grpc: GRPC.INTERNAL, description: 'Two plugins registered a connector for the same `from:` scheme.' },
   // The Flight SQL door.
   FLIGHT_COMMAND_INVALID: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'A Flight descriptor, ticket, action body or command could not be decoded (not a google.protobuf.Any, or its value does not match its type).' },
