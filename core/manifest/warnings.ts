@@ -43,9 +43,9 @@ function paramsWarnings(document: Record<string, unknown>): string[] {
   return warnings;
 }
 
-/** Engine-wide params the engine does not apply yet; `codehost_*` is handled as a deprecation. */
+/** Engine-wide params the engine does not apply yet; `codehost_*` is handled as a deprecation, `columnar_*` by the engine. */
 function isPendingParam(key: string): boolean {
-  return key.startsWith('http_') || key.startsWith('columnar_');
+  return key.startsWith('http_');
 }
 
 function notYetEffectiveWarnings(document: Record<string, unknown>): string[] {
@@ -53,8 +53,7 @@ function notYetEffectiveWarnings(document: Record<string, unknown>): string[] {
   const runtime = isMapping(document.runtime) ? document.runtime : {};
   const params = isMapping(runtime.params) ? runtime.params : {};
   for (const key of Object.keys(params).filter((name) => knownParamNames.includes(name) && isPendingParam(name))) {
-    const topic = key.startsWith('http_') ? 'outbound HTTP rate control' : 'columnar accelerator tuning';
-    warnings.push(notYetEffectiveMessage(`runtime.params.${key}`, topic));
+    warnings.push(notYetEffectiveMessage(`runtime.params.${key}`, 'outbound HTTP rate control'));
   }
   if (params.geo === 'enabled') {
     warnings.push('runtime.params.geo is "enabled" but has no effect: this build does not include the spatial ST_* functions');

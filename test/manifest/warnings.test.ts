@@ -26,7 +26,7 @@ test('unknown runtime.params keys warn with did-you-mean and are kept', async (t
   t.is(manifest.runtime.params.my_custom_flag, 'on');
 });
 
-test('keys accepted before their behaviour lands warn; spill_compression does not', async (t) => {
+test('keys accepted before their behaviour lands warn; spill_compression, columnar_* and dataset refresh keys do not', async (t) => {
   const { warnings } = await load(`
 runtime:
   query:
@@ -47,12 +47,9 @@ datasets:
 `);
   t.deepEqual(warnings, [
     'runtime.params.http_requests_per_second_limit is configured but has no effect yet: outbound HTTP rate control is not implemented in this release',
-    'runtime.params.columnar_filter_propagation is configured but has no effect yet: columnar accelerator tuning is not implemented in this release',
     'runtime.params.geo is "enabled" but has no effect: this build does not include the spatial ST_* functions',
     'runtime.flight.max_message_size is configured but has no effect yet: Flight listener tuning is not implemented in this release',
     'runtime.flight.do_put_rate_limit_enabled is configured but has no effect yet: Flight listener tuning is not implemented in this release',
-    'datasets[0].time_column is configured but has no effect yet in this release',
-    'datasets[0].acceleration.refresh_mode is configured but has no effect yet in this release',
   ]);
 });
 
