@@ -130,6 +130,7 @@ export class DatasetRegistry {
         if (isAccelerated(entry.config)) {
           entry.accelerationTable = await this.#accelerationTable(run, entry.config);
           if (entry.config.acceleration?.mode === 'file') await this.#serveExistingFile(entry, run);
+          this.#warnIfRefreshDropsWrites(entry.config);
         } else {
           entry.state = 'ready';
           entry.loadedAt = new Date().toISOString();
@@ -175,6 +176,14 @@ export class DatasetRegistry {
     entry.state = 'ready';
     entry.loadedAt = new Date().toISOString();
     this.#log.info('dataset served from its acceleration file', { dataset: entry.config.name, refresh_on_startup: entry.config.acceleration?.refresh_on_startup ?? 'auto' });
+  }
+
+  /** A full refresh makes the table a copy of the source: rows written into it are replaced. */
+  #warnIfRefreshDropsWrites(config: DatasetConfig): void {
+    const acceleration = config.acceleration;
+    if (config.access !== 'read_write' || (acceleration?.refresh_mode ?? 'full') !== 'full') return;
+    if (acceleration?.refresh_check_interval === undefined && acceleration?.refresh_on_startup !== 'always') return;
+    this.#log.warn('rows written into this dataset are replaced by each full refresh; use refresh_mode: append to keep them', { dataset: config.name });
   }
 
   /** The table an accelerated dataset's rows live in, for appends. */
