@@ -79,5 +79,5 @@ datasets:
   const failure = await t.throwsAsync(startRuntime({ manifest, files: { 'events.csv': 'id\n1\n' } }));
   t.is((failure as QuarryError).code, 'MANIFEST_INVALID');
   t.regex(failure!.message, /datasets\[0\]\.acceleration\.params\.columnar_footer_cache_mb/);
-  t.regex(failure!.message, /dataset "events": columnar_footer_cache_mb is engine-global and cannot be set per dataset; set runtime\.params\.columnar_footer_cache_mb instead/);
+  t.regex(failure!.message, /columnar_footer_cache_mb is an engine-wide setting and is not accepted per dataset \(dataset "events"\): set runtime\.params\.columnar_footer_cache_mb instead/);
 });

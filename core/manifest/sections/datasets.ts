@@ -55,9 +55,7 @@ function accelerationProblems(dataset: { name: string; time_column?: string | un
   const acceleration = dataset.acceleration;
   if (!acceleration) return [];
   const problems: Array<{ path: string[]; message: string }> = [];
-  for (const key of Object.keys(acceleration.params).filter((name) => name.startsWith('columnar_'))) {
-    problems.push({ path: ['acceleration', 'params', key], message: `dataset "${dataset.name}": ${key} is engine-global and cannot be set per dataset; set runtime.params.${key} instead` });
-  }
+  // columnar_* inside acceleration.params is refused by rules/datasets.ts.
   const primaryKey = acceleration.primary_key === undefined ? [] : [acceleration.primary_key].flat();
   const conflictKeys = Object.keys(acceleration.on_conflict ?? {});
   if (conflictKeys.length > 0) {
