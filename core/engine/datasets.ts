@@ -254,7 +254,9 @@ export class DatasetRegistry {
             continue;
           }
           entry.refreshing = this.#timed(entry, 'load', () => this.#load(entry, run, plan));
-          await entry.refreshing.then(() => this.#onChanged(entry.config.name), (error) => this.#fail(entry, error)).finally(() => {
+          // Before its first load a dataset answers from its source; with refresh_sql the loaded rows differ, so cached answers go.
+          const changed = async () => (plan.refreshSql === undefined ? undefined : this.#onChanged(entry.config.name));
+          await entry.refreshing.then(changed, (error) => this.#fail(entry, error)).finally(() => {
             entry.refreshing = undefined;
           });
         }
