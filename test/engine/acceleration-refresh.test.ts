@@ -11,7 +11,8 @@ import { runCommand } from '../helpers/daemon.js';
  */
 
 async function rows<T = Record<string, unknown>>(context: TestRuntime, sql: string): Promise<T[]> {
-  const response = await context.sql(sql, { accept: 'application/json' });
+  // no-cache: every query runs in the engine (a cached answer would hide what a refresh did).
+  const response = await context.sql(sql, { accept: 'application/json', headers: { 'cache-control': 'no-cache' } });
   if (response.status !== 200) throw new Error(`${sql}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T[];
 }
@@ -146,30 +147,32 @@ test('bad refresh requests are refused with DATASET_REFRESH_INVALID or BODY_INVA
   });
 });
 
-test('queries during refreshes see the old rows or the new, never a mix or an empty table', async (t) => {
-  const version = (count: number, value: number) => `id,v\n${Array.from({ length: count }, (_, index) => `${index},${value}`).join('\n')}\n`;
-  const manifest = eventsManifest('      enabled: true\n');
-  await withRuntime(t, { manifest, files: { 'events.csv': version(20_000, 1) } }, async (context) => {
-    const file = path.join(context.directory, 'events.csv');
-    const seen = new Set<string>();
-    let refreshing = true;
-    const readers = Array.from({ length: 3 }, async () => {
-      while (refreshing) {
-        const [row] = await rows<{ n: number; total: number }>(context, 'SELECT count(*)::INT AS n, sum(v)::INT AS total FROM events');
-        seen.add(`${row!.n}:${row!.total}`);
+for (const mode of ['memory', 'file'] as const) {
+  test(`${mode} mode: queries during refreshes see the old rows or the new, never a mix or an empty table`, async (t) => {
+    const version = (count: number, value: number) => `id,v\n${Array.from({ length: count }, (_, index) => `${index},${value}`).join('\n')}\n`;
+    const manifest = eventsManifest(`      mode: ${mode}\n`);
+    await withRuntime(t, { manifest, files: { 'events.csv': version(20_000, 1) } }, async (context) => {
+      const file = path.join(context.directory, 'events.csv');
+      const seen = new Set<string>();
+      let refreshing = true;
+      const readers = Array.from({ length: 3 }, async () => {
+        while (refreshing) {
+          const [row] = await rows<{ n: number; total: number }>(context, 'SELECT count(*)::INT AS n, sum(v)::INT AS total FROM events');
+          seen.add(`${row!.n}:${row!.total}`);
+        }
+      });
+      for (let round = 0; round < 8; round++) {
+        writeFileSync(file, round % 2 === 0 ? version(30_000, 2) : version(20_000, 1));
+        const response = await refresh(context, 'events');
+        t.is(response.status, 201, await response.clone().text());
       }
+      refreshing = false;
+      await Promise.all(readers);
+      t.true(seen.size >= 1);
+      for (const state of seen) t.true(state === '20000:20000' || state === '30000:60000', `a query saw ${state}`);
     });
-    for (let round = 0; round < 8; round++) {
-      writeFileSync(file, round % 2 === 0 ? version(30_000, 2) : version(20_000, 1));
-      const response = await refresh(context, 'events');
-      t.is(response.status, 201, await response.clone().text());
-    }
-    refreshing = false;
-    await Promise.all(readers);
-    t.true(seen.size >= 1);
-    for (const state of seen) t.true(state === '20000:20000' || state === '30000:60000', `a query saw ${state}`);
   });
-});
+}
 
 test('interval refreshes that fail retry with backoff, keep serving the old rows and show the error', async (t) => {
   const manifest = eventsManifest('      refresh_check_interval: 1s\n      refresh_retry_max_attempts: 50\n');
