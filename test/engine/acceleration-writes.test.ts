@@ -161,6 +161,7 @@ test('an acknowledged write survives kill -9; a restart serves the file (auto), 
     const third = await startDaemon([directory]);
     daemons.push(third);
     await waitReady(third);
+    t.regex(third.output(), /dataset served from its acceleration file dataset=events refresh_on_startup=always/, 'ready before the refresh, on the file');
     const deadline = Date.now() + 30_000;
     let ids: unknown;
     do {
