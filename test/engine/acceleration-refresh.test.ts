@@ -178,9 +178,10 @@ test('interval refreshes that fail retry with backoff, keep serving the old rows
   const manifest = eventsManifest('      refresh_check_interval: 1s\n      refresh_retry_max_attempts: 50\n');
   await withRuntime(t, { manifest, files: { 'events.csv': 'id\n1\n' } }, async (context) => {
     const file = path.join(context.directory, 'events.csv');
+    const seen = invalidations(context);
     writeFileSync(file, 'id\n1\n2\n');
     await eventually(async () => (await rows<{ n: number }>(context, 'SELECT count(*)::INT AS n FROM events'))[0]!.n === 2);
-    t.pass('the interval refresh picked up the new rows');
+    t.deepEqual(seen[0], { datasets: ['events'], reason: 'refresh' }, 'the interval refresh picked up the new rows and invalidated the cache');
     unlinkSync(file);
     await eventually(async () => (await datasetStatus(context, 'events')).error !== null);
     const failing = await datasetStatus(context, 'events');
