@@ -8,6 +8,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   'flight-doget': () => import('./flight-doget/run.js'),
   'cache-hit': () => import('./cache-hit/run.js'),
   'tls-reload': () => import('./tls-reload/run.js'),
+  startup: () => import('./startup/run.js'),
 };
 
 const name = process.argv[2];

@@ -10,6 +10,10 @@ import type { EngineSource } from './sources/connector.js';
 import { FetchDatasets } from './fetch/fetch-datasets.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
 import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
+import { refreshPlan, type RefreshOverrides, type RefreshPlan } from './acceleration/refresh-options.js';
+import { appendStatement, insertVerb, keyRules, replaceStatements, sourceSelect, type KeyRules } from './acceleration/refresh-statements.js';
+import type { InsertTarget } from './acceleration/insert-redirect.js';
+import type { RefreshSchedule } from './acceleration/refresh-scheduler.js';
 
 interface DatasetEntry {
   readonly config: DatasetConfig;
@@ -22,6 +26,8 @@ interface DatasetEntry {
   refreshing: Promise<void> | undefined;
   /** Whether the first load has happened (until then the name is a view reading the source). */
   viewReadsTable: boolean;
+  /** File mode: the acceleration file already held the table at start-up, and it is served. */
+  servedFromFile: boolean;
 }
 
 /** How long a connector may take to bring its local mirror up to date before a load. */
@@ -52,12 +58,21 @@ export class DatasetRegistry {
   readonly #baseDirectory: string;
   readonly #log: Logger;
   readonly #onLoaded: (event: DatasetLoadEvent) => void;
+  readonly #onChanged: (dataset: string) => Promise<void>;
   readonly #connectors: ConnectorRegistry;
   readonly #fetch: FetchDatasets;
 
   constructor(
     datasets: readonly DatasetConfig[],
-    options: { baseDirectory: string; log: Logger; connectors: ConnectorRegistry; fetch?: FetchDatasets; onLoaded?: (event: DatasetLoadEvent) => void },
+    options: {
+      baseDirectory: string;
+      log: Logger;
+      connectors: ConnectorRegistry;
+      fetch?: FetchDatasets;
+      onLoaded?: (event: DatasetLoadEvent) => void;
+      /** Told after a start-up load changed what a dataset serves (caches may hold the live source's answers). */
+      onChanged?: (dataset: string) => Promise<void>;
+    },
   ) {
     this.#baseDirectory = options.baseDirectory;
     this.#connectors = options.connectors;
@@ -65,6 +80,7 @@ export class DatasetRegistry {
     this.#fetch = options.fetch ?? new FetchDatasets({ connect: () => Promise.reject(new Error('no engine connection for fetched datasets')), log: options.log });
     this.#log = options.log;
     this.#onLoaded = options.onLoaded ?? (() => undefined);
+    this.#onChanged = options.onChanged ?? (async () => undefined);
     for (const config of datasets) {
       this.#entries.set(config.name.toLowerCase(), {
         config,
@@ -75,6 +91,7 @@ export class DatasetRegistry {
         accelerationTable: undefined,
         refreshing: undefined,
         viewReadsTable: false,
+        servedFromFile: false,
       });
     }
   }
@@ -117,6 +134,8 @@ export class DatasetRegistry {
         await run(`CREATE OR REPLACE VIEW ${quoteQualifiedName(entry.config.name)} AS SELECT * FROM ${entry.source.tableExpression}`);
         if (isAccelerated(entry.config)) {
           entry.accelerationTable = await this.#accelerationTable(run, entry.config);
+          if (entry.config.acceleration?.mode === 'file') await this.#serveExistingFile(entry, run);
+          this.#warnIfRefreshDropsWrites(entry.config);
         } else {
           entry.state = 'ready';
           entry.loadedAt = new Date().toISOString();
@@ -144,15 +163,82 @@ export class DatasetRegistry {
     return tableRef(database, 'main', config.name.toLowerCase().replaceAll('.', '__'));
   }
 
+  /**
+   * File mode after a restart: when the acceleration file already holds the table, the
+   * dataset serves it at once (`refresh_on_startup: auto` then waits for the interval;
+   * `always` refreshes it in the background while it is served).
+   */
+  async #serveExistingFile(entry: DatasetEntry, run: RunStatement): Promise<void> {
+    const table = entry.accelerationTable!.sql;
+    try {
+      await run(`SELECT * FROM ${table} LIMIT 0`);
+    } catch {
+      return; // no table yet: the first load creates it
+    }
+    await run(`CREATE OR REPLACE VIEW ${quoteQualifiedName(entry.config.name)} AS SELECT * FROM ${table}`);
+    entry.viewReadsTable = true;
+    entry.servedFromFile = true;
+    entry.state = 'ready';
+    entry.loadedAt = new Date().toISOString();
+    this.#log.info('dataset served from its acceleration file', { dataset: entry.config.name, refresh_on_startup: entry.config.acceleration?.refresh_on_startup ?? 'auto' });
+  }
+
+  /** A full refresh makes the table a copy of the source: rows written into it are replaced. */
+  #warnIfRefreshDropsWrites(config: DatasetConfig): void {
+    const acceleration = config.acceleration;
+    if (config.access !== 'read_write' || (acceleration?.refresh_mode ?? 'full') !== 'full') return;
+    if (acceleration?.refresh_check_interval === undefined && acceleration?.refresh_on_startup !== 'always') return;
+    this.#log.warn('rows written into this dataset are replaced by each full refresh; use refresh_mode: append to keep them', { dataset: config.name });
+  }
+
   /** The table an accelerated dataset's rows live in, for appends. */
   accelerationTable(name: string): { table: TableRef; config: DatasetConfig } | undefined {
     const entry = this.#entries.get(name.toLowerCase());
     return entry?.accelerationTable && entry.state !== 'error' ? { table: entry.accelerationTable, config: entry.config } : undefined;
   }
 
-  /** Loads every accelerated dataset, at most `parallelism` at once. */
+  /** The primary-key rules of an accelerated dataset (writes merge by them). */
+  keyRules(name: string): KeyRules | undefined {
+    const entry = this.#entries.get(name.toLowerCase());
+    return entry?.accelerationTable ? keyRules(entry.config) : undefined;
+  }
+
+  /**
+   * Where a user INSERT naming the dataset must write: the attached table in file mode (the
+   * name is a view there), with the dataset's conflict rule. Undefined: leave the statement.
+   */
+  insertTarget(name: string): InsertTarget | undefined {
+    const entry = this.#entries.get(name.toLowerCase());
+    if (!entry?.accelerationTable || !entry.viewReadsTable) return undefined;
+    const verb = insertVerb(keyRules(entry.config));
+    const conflictClause = verb === 'INSERT OR REPLACE' ? 'OR REPLACE' : verb === 'INSERT OR IGNORE' ? 'OR IGNORE' : undefined;
+    if (entry.config.acceleration?.mode !== 'file' && conflictClause === undefined) return undefined;
+    return { table: entry.config.acceleration?.mode === 'file' ? entry.accelerationTable.sql : quoteQualifiedName(entry.config.name), conflictClause };
+  }
+
+  /** Each accelerated dataset's refresh schedule, and whether its first load failed (retry at once). */
+  schedules(): Array<{ schedule: RefreshSchedule; failedFirst: boolean }> {
+    return [...this.#entries.values()]
+      .filter((entry) => entry.accelerationTable !== undefined)
+      .map((entry) => ({
+        schedule: {
+          dataset: entry.config.name,
+          intervalMs: entry.config.acceleration?.refresh_check_interval,
+          retryEnabled: entry.config.acceleration?.refresh_retry_enabled ?? true,
+          maxAttempts: entry.config.acceleration?.refresh_retry_max_attempts,
+        },
+        failedFirst: entry.state === 'error' || entry.error !== undefined,
+      }));
+  }
+
+  /**
+   * Loads every accelerated dataset, at most `parallelism` at once. A file-mode dataset
+   * already served from its file is refreshed only with `refresh_on_startup: always`.
+   */
   async loadAccelerated(connect: () => Promise<DuckDBConnection>, parallelism: number | undefined): Promise<void> {
-    const pending = [...this.#entries.values()].filter((entry) => entry.state === 'initializing' && entry.accelerationTable);
+    const pending = [...this.#entries.values()].filter(
+      (entry) => entry.accelerationTable && (entry.state === 'initializing' || (entry.servedFromFile && entry.config.acceleration?.refresh_on_startup === 'always')),
+    );
     const limit = parallelism ?? pending.length;
     let next = 0;
     const worker = async () => {
@@ -160,7 +246,24 @@ export class DatasetRegistry {
       try {
         while (next < pending.length) {
           const entry = pending[next++]!;
-          await this.#timed(entry, 'load', () => this.#load(entry, (sql) => connection.run(sql).then(() => undefined))).catch((error) => this.#fail(entry, error));
+          const run = (sql: string) => connection.run(sql).then(() => undefined);
+          if (entry.servedFromFile) {
+            await this.refresh(entry.config.name, run).then(() => this.#onChanged(entry.config.name), () => undefined);
+            continue;
+          }
+          let plan: RefreshPlan;
+          try {
+            plan = refreshPlan(entry.config);
+          } catch (error) {
+            this.#fail(entry, error);
+            continue;
+          }
+          entry.refreshing = this.#timed(entry, 'load', () => this.#load(entry, run, plan));
+          // Before its first load a dataset answers from its source; with refresh_sql the loaded rows differ, so cached answers go.
+          const changed = async () => (plan.refreshSql === undefined ? undefined : this.#onChanged(entry.config.name));
+          await entry.refreshing.then(changed, (error) => this.#fail(entry, error)).finally(() => {
+            entry.refreshing = undefined;
+          });
         }
       } finally {
         connection.closeSync();
@@ -169,23 +272,25 @@ export class DatasetRegistry {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, pending.length)) }, worker));
   }
 
-  async #load(entry: DatasetEntry, run: RunStatement): Promise<void> {
+  async #load(entry: DatasetEntry, run: RunStatement, plan: RefreshPlan): Promise<void> {
     const started = performance.now();
     await entry.source!.synchronise?.(AbortSignal.timeout(LOAD_TIMEOUT_MS));
-    const table = entry.accelerationTable!.sql;
+    const table = entry.accelerationTable!;
     const view = quoteQualifiedName(entry.config.name);
-    const select = `SELECT * FROM ${entry.source!.tableExpression}`;
     if (entry.viewReadsTable) {
-      // A refresh: CREATE OR REPLACE is one transaction, so queries see the old rows or the new.
-      await run(`CREATE OR REPLACE TABLE ${table} AS ${select}`);
+      // A refresh, in one transaction: queries see the old rows or the new, never a mix.
+      await inTransaction(run, () => this.#fill(entry, run, table, { mode: plan.mode === 'append' ? 'append' : 'replace', refreshSql: plan.refreshSql }));
     } else if (entry.config.acceleration?.mode !== 'file') {
       // First load in memory mode: the live view becomes the table in one transaction.
-      await inTransaction(run, [`DROP VIEW IF EXISTS ${view}`, `CREATE TABLE ${table} AS ${select}`]);
+      await inTransaction(run, async () => {
+        await run(`DROP VIEW IF EXISTS ${view}`);
+        await this.#fill(entry, run, table, { mode: 'create', refreshSql: plan.refreshSql });
+      });
     } else {
       // First load in file mode: DuckDB cannot write two databases in one transaction, so
       // the table is filled first and the view (serving the source until then) repointed.
-      await run(`CREATE OR REPLACE TABLE ${table} AS ${select}`);
-      await run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM ${table}`);
+      await inTransaction(run, () => this.#fill(entry, run, table, { mode: 'replace', refreshSql: plan.refreshSql }));
+      await run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM ${table.sql}`);
     }
     await this.#fetch.afterLoad(entry.config.name);
     entry.viewReadsTable = true;
@@ -196,24 +301,40 @@ export class DatasetRegistry {
       dataset: entry.config.name,
       from: entry.config.from,
       accelerated: true,
+      refresh_mode: plan.mode,
       ms: Math.round(performance.now() - started),
     });
+  }
+
+  /**
+   * The one place a dataset's source is read: fills `target` with the source's rows
+   * (`refresh_sql` applied), creating it, replacing its rows, or appending the new ones.
+   * Runs inside the caller's transaction.
+   */
+  async #fill(entry: DatasetEntry, run: RunStatement, target: TableRef, options: { mode: 'create' | 'replace' | 'append'; refreshSql: string | undefined }): Promise<void> {
+    const select = sourceSelect(entry.config.name, entry.source!.tableExpression, options.refreshSql);
+    const rules = keyRules(entry.config);
+    const statements = options.mode === 'append'
+      ? [appendStatement({ table: target.sql, select, rules, timeColumn: entry.config.time_column, timeFormat: entry.config.time_format })]
+      : replaceStatements(target.sql, select, rules, { orReplace: options.mode === 'replace' });
+    for (const statement of statements) await run(statement);
   }
 
   /**
    * Reloads an accelerated dataset. On failure the previous data stays and the error is
    * reported in the dataset's status.
    */
-  async refresh(name: string, run: RunStatement): Promise<DatasetStatus> {
+  async refresh(name: string, run: RunStatement, overrides: RefreshOverrides = {}): Promise<DatasetStatus> {
     const entry = this.#entries.get(name.toLowerCase());
     if (!entry) throw new QuarryError('DATASET_NOT_FOUND', `dataset "${name}" does not exist (datasets: ${this.names().join(', ') || 'none'})`);
     if (!entry.accelerationTable) {
       throw new QuarryError('DATASET_NOT_ACCELERATED', `dataset "${entry.config.name}" is not accelerated: it is read live from its source, so there is nothing to refresh`);
     }
+    const plan = refreshPlan(entry.config, overrides);
     if (entry.refreshing) throw new QuarryError('DATASET_REFRESH_IN_PROGRESS', `dataset "${entry.config.name}" is already refreshing`);
-    const hadData = entry.state === 'ready';
+    const hadData = entry.viewReadsTable || entry.state === 'ready';
     entry.state = 'refreshing';
-    entry.refreshing = this.#timed(entry, 'refresh', () => this.#load(entry, run));
+    entry.refreshing = this.#timed(entry, 'refresh', () => this.#load(entry, run, plan));
     try {
       await entry.refreshing;
     } catch (error) {
@@ -266,10 +387,10 @@ function isAccelerated(config: DatasetConfig): boolean {
   return config.acceleration?.enabled === true;
 }
 
-async function inTransaction(run: RunStatement, statements: readonly string[]): Promise<void> {
+async function inTransaction(run: RunStatement, work: () => Promise<void>): Promise<void> {
   await run('BEGIN TRANSACTION');
   try {
-    for (const statement of statements) await run(statement);
+    await work();
     await run('COMMIT');
   } catch (error) {
     await run('ROLLBACK').catch(() => undefined);

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { AccelerationConfig } from '../manifest/types.js';
+import type { RefreshOverrides } from './acceleration/refresh-options.js';
 
 /**
  * Load states of a dataset, numbered as the `dataset_load_state` metric reports them:
@@ -34,8 +35,11 @@ export interface DatasetStatus {
 export interface EngineApi {
   datasets(): DatasetStatus[];
   dataset(name: string): DatasetStatus | undefined;
-  /** Reloads an accelerated dataset (atomic swap) and fires `cache.invalidate`. */
-  refresh(name: string): Promise<DatasetStatus>;
+  /**
+   * Refreshes an accelerated dataset (atomic swap, or an append) and fires `cache.invalidate`.
+   * `overrides` replace the dataset's `refresh_sql` / `refresh_mode` for this refresh only.
+   */
+  refresh(name: string, overrides?: RefreshOverrides): Promise<DatasetStatus>;
   /**
    * Runs SQL as the runtime itself, outside the user policy and the query pipeline: for
    * system tables a plugin owns (e.g. `CREATE SCHEMA runtime`, inserting task-history rows).

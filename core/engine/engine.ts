@@ -10,6 +10,11 @@ import { classifyStatement, statementTypeName } from './classify.js';
 import { ConnectionPool } from './connection-pool.js';
 import { DatasetRegistry } from './datasets.js';
 import { FetchDatasets } from './fetch/fetch-datasets.js';
+import { applyColumnarParams } from './acceleration/columnar-params.js';
+import { redirectInsert } from './acceleration/insert-redirect.js';
+import { mergeStatement } from './acceleration/refresh-statements.js';
+import type { RefreshOverrides } from './acceleration/refresh-options.js';
+import { RefreshScheduler } from './acceleration/refresh-scheduler.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
 import type { DatasetStatus, EngineApi } from './engine-api.js';
 import { engineError } from './engine-errors.js';
@@ -59,6 +64,7 @@ export class Engine implements EngineApi {
   readonly #options: EngineOptions;
   readonly #admin: DuckDBConnection;
   readonly #fetch: FetchDatasets;
+  readonly #scheduler: RefreshScheduler;
 
   private constructor(instance: DuckDBInstance, admin: DuckDBConnection, options: EngineOptions) {
     this.#instance = instance;
@@ -72,6 +78,20 @@ export class Engine implements EngineApi {
       connectors: options.connectors,
       fetch: this.#fetch,
       onLoaded: (event) => options.onDatasetLoaded?.(event),
+      onChanged: (dataset) => options.onDatasetChanged(dataset, 'refresh'),
+    });
+    this.#scheduler = new RefreshScheduler({
+      log: options.log.child('refresh'),
+      attempt: async (dataset) => {
+        try {
+          await this.refresh(dataset);
+          return 'ok';
+        } catch (error) {
+          // A refresh asked for over HTTP is running: this tick has nothing to add.
+          if (error instanceof QuarryError && error.code === 'DATASET_REFRESH_IN_PROGRESS') return 'skipped';
+          return 'failed';
+        }
+      },
     });
   }
 
@@ -101,6 +121,17 @@ export class Engine implements EngineApi {
       options.log.warn(`runtime.query.spill_compression=${query.spill_compression} has no effect: the DuckDB engine chooses spill compression itself`);
     }
     const admin = await instance.connect();
+    try {
+      await applyColumnarParams(async (sql) => (await admin.runAndReadAll(sql)).getRowObjectsJS() as Array<Record<string, unknown>>, options.manifest.runtime.params, {
+        memoryLimitBytes: memoryLimit,
+        log: options.log,
+      });
+    } catch (error) {
+      admin.closeSync();
+      instance.closeSync();
+      if (error instanceof QuarryError) throw error;
+      throw new QuarryError('ENGINE_SETTING_INVALID', `runtime.params could not be applied to the engine: ${(error as Error).message}`, { cause: error });
+    }
     return new Engine(instance, admin, options);
   }
 
@@ -110,9 +141,13 @@ export class Engine implements EngineApi {
     await this.#lockdown();
   }
 
-  /** Loads accelerated datasets, bounded by `runtime.dataset_load_parallelism`. */
+  /**
+   * Loads accelerated datasets, bounded by `runtime.dataset_load_parallelism`, then starts
+   * their periodic refreshes (and retries of loads that failed).
+   */
   async loadDatasets(): Promise<void> {
     await this.#registry.loadAccelerated(() => this.#instance.connect(), this.#options.manifest.runtime.dataset_load_parallelism);
+    for (const { schedule, failedFirst } of this.#registry.schedules()) this.#scheduler.start(schedule, { failedFirst });
   }
 
   async #lockdown(): Promise<void> {
@@ -136,10 +171,10 @@ export class Engine implements EngineApi {
     return this.#registry.names();
   }
 
-  async refresh(name: string): Promise<DatasetStatus> {
+  async refresh(name: string, overrides?: RefreshOverrides): Promise<DatasetStatus> {
     const connection = await this.#instance.connect();
     try {
-      const status = await this.#registry.refresh(name, (sql) => connection.run(sql).then(() => undefined));
+      const status = await this.#registry.refresh(name, (sql) => connection.run(sql).then(() => undefined), overrides);
       await this.#options.onDatasetChanged(status.name, 'refresh');
       return status;
     } finally {
@@ -167,9 +202,18 @@ export class Engine implements EngineApi {
     if (refusal) throw new QuarryError(this.#registry.accelerationTable(name) ? 'WRITE_NOT_ALLOWED' : 'DATASET_NOT_ACCELERATED', refusal);
     if (!options.principal.canWrite) throw new QuarryError('WRITE_NOT_ALLOWED', `writing to dataset "${name}" needs a caller that may write (use a key with :rw)`);
     const { table, config } = this.#registry.accelerationTable(name)!;
+    const rules = this.#registry.keyRules(name)!;
     const connection = await this.#instance.connect();
     try {
-      const rows = await appendBatches({ connection, table, schema, batches, signal: options.signal });
+      let rows: number;
+      if (rules.primaryKey.length === 0) {
+        rows = await appendBatches({ connection, table, schema, batches, signal: options.signal });
+      } else {
+        // Keyed: the batches land in a private staging table, then merge by the conflict rule.
+        await connection.run(`CREATE TEMP TABLE quarry_ingest AS SELECT * FROM ${table.sql} LIMIT 0`);
+        rows = await appendBatches({ connection, table: { catalog: 'temp', schema: 'main', name: 'quarry_ingest' }, schema, batches, signal: options.signal });
+        await connection.run(mergeStatement(table.sql, 'temp.main.quarry_ingest', rules));
+      }
       await this.#options.onDatasetChanged(config.name, 'write');
       return { rows };
     } catch (error) {
@@ -200,11 +244,13 @@ export class Engine implements EngineApi {
   }
 
   /** Parses and classifies one statement; the caller must `execute` or `close` it. */
-  async prepare(sql: string): Promise<PreparedQuery> {
+  async prepare(text: string): Promise<PreparedQuery> {
     const connection = await this.#pool.acquire();
     let liveCleanup: (() => Promise<void>) | undefined;
     const mapError = (error: unknown) => engineError(error, { datasetNames: () => this.datasetNames() });
     try {
+      // File-mode datasets are views over an attached table, and on_conflict turns INSERT into an upsert.
+      const sql = redirectInsert(text, (dataset) => this.#registry.insertTarget(dataset));
       const statements = await connection.extractStatements(sql);
       if (statements.count === 0) throw new QuarryError('SQL_EMPTY', 'the SQL text holds no statement');
       if (statements.count > 1) {
@@ -275,6 +321,7 @@ export class Engine implements EngineApi {
   }
 
   close(): void {
+    this.#scheduler.close();
     this.#registry.markShuttingDown();
     this.#pool.close();
     this.#admin.closeSync();

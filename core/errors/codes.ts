@@ -70,6 +70,8 @@ const coreCodes = {
   DATASET_NOT_ACCELERATED: { http: 400, grpc: GRPC.FAILED_PRECONDITION, description: 'The operation needs an accelerated dataset.' },
   DATASET_LOAD_FAILED: { http: 500, grpc: GRPC.INTERNAL, description: 'A dataset could not be loaded or refreshed; the message gives the reason.' },
   DATASET_REFRESH_IN_PROGRESS: { http: 409, grpc: GRPC.ABORTED, description: 'A refresh of the dataset is already running.' },
+  DATASET_REFRESH_INVALID: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'A refresh request or refresh setting is not valid for the dataset (unknown refresh_mode, append without time_column or primary_key, malformed refresh body).' },
+  ENGINE_SETTING_INVALID: { http: 500, grpc: GRPC.INTERNAL, description: 'A `runtime.params.columnar_*` value cannot be applied to the engine (e.g. an optimizer rule name the engine does not know).' },
   DATASET_SOURCE_UNSUPPORTED: { http: 400, grpc: GRPC.FAILED_PRECONDITION, description: 'A dataset\'s `from:` names a scheme no connector in this deployment serves; the message lists the schemes that are served.' },
   DATASET_SOURCE_FAILED: { http: 502, grpc: GRPC.UNAVAILABLE, description: 'A dataset read live from its source (not accelerated) could not be read for this query; the message names the dataset and the source\'s error. Never an empty result.' },
   CONNECTOR_CONFLICT: { http: 500, grpc: GRPC.INTERNAL, description: 'Two plugins registered a connector for the same `from:` scheme.' },

@@ -46,23 +46,13 @@ function paramsWarnings(document: Record<string, unknown>): string[] {
   return warnings;
 }
 
-/** Engine-wide params the engine does not apply yet; `http_*` is applied by source-rate-control, `codehost_*` is a deprecation. */
-function isPendingParam(key: string): boolean {
-  return key.startsWith('columnar_');
-}
-
 function notYetEffectiveWarnings(document: Record<string, unknown>, pluginNames: readonly string[]): string[] {
   const warnings: string[] = [];
   const runtime = isMapping(document.runtime) ? document.runtime : {};
   const params = isMapping(runtime.params) ? runtime.params : {};
-  for (const key of Object.keys(params).filter((name) => knownParamNames.includes(name) && isPendingParam(name))) {
-    warnings.push(notYetEffectiveMessage(`runtime.params.${key}`, 'columnar accelerator tuning'));
-  }
   if (params.geo === 'enabled' && !pluginNames.includes(GEO_PLUGIN)) {
     warnings.push('runtime.params.geo is "enabled" but has no effect: the geo plugin (the spatial ST_* functions) is not part of this deployment');
   }
-  const flight = isMapping(runtime.flight) ? runtime.flight : {};
-  for (const key of Object.keys(flight)) warnings.push(notYetEffectiveMessage(`runtime.flight.${key}`, 'Flight listener tuning'));
 
   const datasets = Array.isArray(document.datasets) ? document.datasets : [];
   datasets.forEach((_dataset: unknown, index) => {

@@ -2,14 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-// s3rver ships no types; this is the part of its API the tests use.
-// @ts-expect-error -- untyped CommonJS module
+// Typed by ./s3rver.d.ts (s3rver ships no types).
 import S3rver from 's3rver';
-
-interface S3rverInstance {
-  run(): Promise<{ address: string; port: number }>;
-  close(): Promise<void>;
-}
 
 export interface S3TestServer {
   readonly endpoint: string;
@@ -22,7 +16,7 @@ export interface S3TestServer {
 /** An in-process S3-compatible server (s3rver) on a free loopback port; credentials S3RVER/S3RVER. */
 export async function startS3Server(buckets: readonly string[]): Promise<S3TestServer> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'quarry-s3rver-'));
-  const server = new (S3rver as new (options: Record<string, unknown>) => S3rverInstance)({ port: 0, address: '127.0.0.1', silent: true, directory });
+  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DatasetStatus } from '../../engine/engine-api.js';
+import { parseRefreshOverrides } from '../../engine/acceleration/refresh-options.js';
+import { QuarryError } from '../../errors/quarry-error.js';
 import { formatDuration } from '../../units.js';
 import { toCsv } from '../small-csv.js';
 import type { RouteContext } from './context.js';
@@ -46,11 +48,23 @@ export function registerDatasetRoutes(app: FastifyInstance, context: RouteContex
     return reply.type('application/json; charset=utf-8').send(datasets);
   });
 
+  // Optional JSON body: {"refresh_sql": "...", "refresh_mode": "full" | "append"} overrides this refresh only.
   app.post<{ Params: { name: string } }>('/v1/datasets/:name/acceleration/refresh', { config: { write: true } }, async (request, reply) => {
-    const status = await context.engine.refresh(request.params.name);
+    const status = await context.engine.refresh(request.params.name, parseRefreshOverrides(jsonBody(request.body)));
     return reply.status(201).type('application/json; charset=utf-8').send({
       message: `Dataset ${status.name} refreshed.`,
       dataset: describe(status),
     });
   });
+}
+
+/** The raw body (a Buffer: the server parses no content type itself) as JSON; empty means none. */
+function jsonBody(body: unknown): unknown {
+  const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : '';
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new QuarryError('BODY_INVALID_JSON', `the refresh body is not JSON (${(error as Error).message}); send {"refresh_sql": "...", "refresh_mode": "full" | "append"} or no body`);
+  }
 }

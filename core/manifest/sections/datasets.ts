@@ -21,8 +21,9 @@ export const accelerationSchema = z
     refresh_on_startup: z.enum(['auto', 'always']).optional(),
     refresh_retry_enabled: z.boolean().optional(),
     refresh_retry_max_attempts: z.number().int().nonnegative().optional(),
-    primary_key: z.union([z.string(), z.array(z.string())]).optional(),
-    on_conflict: z.record(z.string(), z.string()).optional(),
+    primary_key: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    /** `{ <primary key>: upsert | drop }`: what a row whose key is already stored does. */
+    on_conflict: z.record(z.string(), z.enum(['upsert', 'drop'], { error: 'expected upsert (replace the stored row) or drop (keep the stored row)' })).optional(),
     params: z.record(z.string(), parameterValue).default({}),
   });
 // No `.default()` on the block: zod 4 would apply it even when the block is absent, and a
@@ -45,21 +46,34 @@ export const datasetSchema = z.strictObject({
   time_format: z.enum(['timestamp', 'timestamptz', 'unix_seconds', 'unix_millis', 'ISO8601', 'date']).optional(),
   params: z.record(z.string(), parameterValue).default({}),
   acceleration: accelerationSchema.optional(),
+}).superRefine((dataset, context) => {
+  for (const problem of accelerationProblems(dataset)) context.addIssue({ code: 'custom', path: problem.path, message: problem.message });
 });
+
+/** Rules across acceleration keys; each message names the dataset, since datasets are listed by index. */
+function accelerationProblems(dataset: { name: string; time_column?: string | undefined; acceleration?: z.output<typeof accelerationSchema> | undefined }): Array<{ path: string[]; message: string }> {
+  const acceleration = dataset.acceleration;
+  if (!acceleration) return [];
+  const problems: Array<{ path: string[]; message: string }> = [];
+  // columnar_* inside acceleration.params is refused by rules/datasets.ts.
+  const primaryKey = acceleration.primary_key === undefined ? [] : [acceleration.primary_key].flat();
+  const conflictKeys = Object.keys(acceleration.on_conflict ?? {});
+  if (conflictKeys.length > 0) {
+    const keyText = primaryKey.length === 1 ? primaryKey[0]! : `(${primaryKey.join(', ')})`;
+    if (primaryKey.length === 0) {
+      problems.push({ path: ['acceleration', 'on_conflict'], message: `dataset "${dataset.name}": on_conflict needs acceleration.primary_key (the column(s) a conflict is detected on)` });
+    } else if (conflictKeys.length > 1 || conflictKeys[0]!.replaceAll(' ', '') !== keyText.replaceAll(' ', '')) {
+      problems.push({ path: ['acceleration', 'on_conflict'], message: `dataset "${dataset.name}": on_conflict must have one entry, keyed by the primary key: { ${keyText}: upsert } or { ${keyText}: drop }` });
+    }
+  }
+  if (acceleration.refresh_mode === 'append' && dataset.time_column === undefined && primaryKey.length === 0) {
+    problems.push({ path: ['acceleration', 'refresh_mode'], message: `dataset "${dataset.name}": refresh_mode append needs time_column (rows newer than the newest loaded are added) or acceleration.primary_key (source rows are merged by key)` });
+  }
+  return problems;
+}
 
 export type DatasetConfig = z.output<typeof datasetSchema>;
 export type AccelerationConfig = z.output<typeof accelerationSchema>;
 
 /** Dataset keys accepted now whose behaviour a later issue brings: configuring them warns. */
-export const DATASET_KEYS_NOT_YET_EFFECTIVE = [
-  'access',
-  'time_column',
-  'time_format',
-  'acceleration.refresh_mode',
-  'acceleration.refresh_sql',
-  'acceleration.refresh_on_startup',
-  'acceleration.refresh_retry_enabled',
-  'acceleration.refresh_retry_max_attempts',
-  'acceleration.primary_key',
-  'acceleration.on_conflict',
-] as const;
+export const DATASET_KEYS_NOT_YET_EFFECTIVE: readonly string[] = [];
