@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { DatasetConfig } from '../manifest/types.js';
 import type { DatasetState, DatasetStatus } from './engine-api.js';
 import type { DatasetLoadEvent } from '../pipeline/types.js';
-import type { EngineSource } from './sources/connector.js';
+import type { DatasetSource, EngineSource } from './sources/connector.js';
 import { FetchDatasets } from './fetch/fetch-datasets.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
 import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
@@ -61,6 +61,7 @@ export class DatasetRegistry {
   readonly #onChanged: (dataset: string) => Promise<void>;
   readonly #connectors: ConnectorRegistry;
   readonly #fetch: FetchDatasets;
+  readonly #loadParallelism: number | undefined;
 
   constructor(
     datasets: readonly DatasetConfig[],
@@ -69,6 +70,8 @@ export class DatasetRegistry {
       log: Logger;
       connectors: ConnectorRegistry;
       fetch?: FetchDatasets;
+      /** runtime.dataset_load_parallelism: mirrors synchronised (and datasets loaded) at most this many at once. */
+      loadParallelism?: number;
       onLoaded?: (event: DatasetLoadEvent) => void;
       /** Told after a start-up load changed what a dataset serves (caches may hold the live source's answers). */
       onChanged?: (dataset: string) => Promise<void>;
@@ -76,6 +79,7 @@ export class DatasetRegistry {
   ) {
     this.#baseDirectory = options.baseDirectory;
     this.#connectors = options.connectors;
+    this.#loadParallelism = options.loadParallelism;
     // Without the engine's fetch wiring (unit tests of file datasets), fetch sources cannot load.
     this.#fetch = options.fetch ?? new FetchDatasets({ connect: () => Promise.reject(new Error('no engine connection for fetched datasets')), log: options.log });
     this.#log = options.log;
@@ -126,9 +130,20 @@ export class DatasetRegistry {
    * on one connection. A dataset that cannot be registered is put in error and the rest go on.
    */
   async register(run: RunStatement): Promise<void> {
+    const resolved = new Map<DatasetEntry, { source: DatasetSource; synchronised: boolean } | { error: unknown }>();
     for (const entry of this.#entries.values()) {
       try {
-        entry.source = await this.#fetch.engineSource(entry.config, await this.#connectors.resolve(entry.config, { baseDirectory: this.#baseDirectory, log: this.#log }), run);
+        resolved.set(entry, { source: await this.#connectors.resolve(entry.config, { baseDirectory: this.#baseDirectory, log: this.#log }), synchronised: false });
+      } catch (error) {
+        resolved.set(entry, { error });
+      }
+    }
+    await this.#synchroniseMirrors(resolved);
+    for (const entry of this.#entries.values()) {
+      try {
+        const outcome = resolved.get(entry)!;
+        if ('error' in outcome) throw outcome.error;
+        entry.source = await this.#fetch.engineSource(entry.config, outcome.source, run, outcome.synchronised);
         for (const statement of entry.source.setupStatements ?? []) await run(statement);
         await ensureSchema(run, entry.config.name);
         await run(`CREATE OR REPLACE VIEW ${quoteQualifiedName(entry.config.name)} AS SELECT * FROM ${entry.source.tableExpression}`);
@@ -145,6 +160,29 @@ export class DatasetRegistry {
         this.#fail(entry, error);
       }
     }
+  }
+
+  /**
+   * Sources with a local mirror (objects, downloads) are brought up to date before their
+   * views are made, several at once (runtime.dataset_load_parallelism): one slow upstream
+   * must not hold up the others, and per-origin rate control sees the real concurrency.
+   */
+  async #synchroniseMirrors(resolved: Map<DatasetEntry, { source: DatasetSource; synchronised: boolean } | { error: unknown }>): Promise<void> {
+    const pending = [...resolved].filter(([, outcome]) => 'source' in outcome && outcome.source.kind === 'engine' && outcome.source.synchronise);
+    let next = 0;
+    const worker = async () => {
+      while (next < pending.length) {
+        const [entry, outcome] = pending[next++]! as [DatasetEntry, { source: EngineSource; synchronised: boolean }];
+        try {
+          await outcome.source.synchronise!(AbortSignal.timeout(LOAD_TIMEOUT_MS));
+          outcome.synchronised = true;
+        } catch (error) {
+          resolved.set(entry, { error });
+        }
+      }
+    };
+    const workers = Math.max(1, Math.min(this.#loadParallelism ?? pending.length, pending.length));
+    await Promise.all(Array.from({ length: workers }, worker));
   }
 
   /**

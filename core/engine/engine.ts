@@ -76,6 +76,7 @@ export class Engine implements EngineApi {
       baseDirectory: options.source.directory,
       log: options.log.child('datasets'),
       connectors: options.connectors,
+      loadParallelism: options.manifest.runtime.dataset_load_parallelism,
       fetch: this.#fetch,
       onLoaded: (event) => options.onDatasetLoaded?.(event),
       onChanged: (dataset) => options.onDatasetChanged(dataset, 'refresh'),

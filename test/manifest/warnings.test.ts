@@ -103,6 +103,10 @@ test('every built-in plugin owns its sections and they are all in the bundle', (
   t.deepEqual(owned, {
     'api-key': ['runtime.auth'],
     'client-cert': [],
+    'connector-duckdb': [],
+    'connector-postgres': [],
+    'connector-s3': [],
+    'connector-sqlite': [],
     cors: ['runtime.cors'],
     'results-cache': ['runtime.caching', 'runtime.results_cache'],
     telemetry: ['runtime.telemetry', 'runtime.metrics'],

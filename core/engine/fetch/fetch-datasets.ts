@@ -77,18 +77,36 @@ export class FetchDatasets {
 
   /**
    * The engine-readable form of a resolved source. An engine source with a mirror is brought
-   * up to date first, so its view finds files. A fetch source is asked its schema (its
+   * up to date first (unless the registry just did), so its view finds files. A fetch source is asked its schema (its
    * failure puts the dataset in error with the source's message).
    */
-  async engineSource(config: DatasetConfig, source: DatasetSource, run: RunStatement): Promise<EngineSource> {
+  async engineSource(config: DatasetConfig, source: DatasetSource, run: RunStatement, alreadySynchronised = false): Promise<EngineSource> {
     const accelerated = config.acceleration?.enabled === true;
     this.#sources.push(source);
     if (source.kind === 'engine') {
-      if (source.synchronise) {
-        await source.synchronise(AbortSignal.timeout(SCAN_TIMEOUT_MS));
-        if (!accelerated) this.#mirrors.push({ config, source, mention: mentionPattern(config.name), inFlight: undefined });
+      if (!source.synchronise) return source;
+      if (!alreadySynchronised) await source.synchronise(AbortSignal.timeout(SCAN_TIMEOUT_MS));
+      if (!accelerated) {
+        this.#mirrors.push({ config, source, mention: mentionPattern(config.name), inFlight: undefined });
+        return source;
       }
-      return source;
+      // The first load follows at once: the mirror was just brought up to date, so that load
+      // reads it as it is instead of fetching everything from upstream a second time.
+      let justSynchronised = true;
+      const synchronise = source.synchronise.bind(source);
+      return {
+        kind: 'engine',
+        tableExpression: source.tableExpression,
+        allowedPaths: source.allowedPaths,
+        allowedDirectories: source.allowedDirectories,
+        ...(source.setupStatements ? { setupStatements: source.setupStatements } : {}),
+        synchronise: (signal) => {
+          if (!justSynchronised) return synchronise(signal);
+          justSynchronised = false;
+          return Promise.resolve();
+        },
+        ...(source.close ? { close: source.close.bind(source) } : {}),
+      };
     }
     let schema: Schema;
     try {
