@@ -1,4 +1,5 @@
-import { DuckDBDataChunk, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBDataChunk } from './duckdb-api.js';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { QuarryError } from '../errors/quarry-error.js';
 import { duckdbValuesFor } from './arrow-to-duckdb-values.js';

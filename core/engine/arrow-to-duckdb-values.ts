@@ -1,4 +1,5 @@
-import { DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBListValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, DuckDBUUIDValue, type DuckDBListType, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBListType, DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import { DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBListValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, DuckDBUUIDValue } from './duckdb-api.js';
 import { Type, TimeUnit, type Data, type Vector } from 'apache-arrow';
 import { QuarryError } from '../errors/quarry-error.js';
 

@@ -1,4 +1,4 @@
-import { StatementType } from '@duckdb/node-api';
+import { StatementType } from './duckdb-api.js';
 import type { StatementKind } from '../pipeline/types.js';
 
 /**

@@ -1,4 +1,5 @@
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance } from './duckdb-api.js';
 import { QuarryError } from '../errors/quarry-error.js';
 import type { Logger } from '../log.js';
 import type { Manifest, ManifestSource } from '../manifest/types.js';

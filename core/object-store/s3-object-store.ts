@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { ObjectStore, StoredObject } from './types.js';
 
 export interface S3StoreOptions {
@@ -13,41 +13,58 @@ export interface S3StoreOptions {
   readonly location: string;
 }
 
+type S3Sdk = typeof import('@aws-sdk/client-s3');
+
 /**
- * `s3://bucket/prefix/` object store. Conditional writes use S3's `If-None-Match: *` (create
+ * `s3://bucket/prefix/` object store. @aws-sdk/client-s3 (~200 ms to load) is imported on
+ * the first request, not with this module, so a runtime that never uses S3 never loads it. Conditional writes use S3's `If-None-Match: *` (create
  * only) and `If-Match: <etag>` (replace only that version); a 412 or 409 answer is a lost race.
  */
 export class S3ObjectStore implements ObjectStore {
   readonly location: string;
-  readonly #client: S3Client;
+  readonly #options: S3StoreOptions;
   readonly #bucket: string;
   readonly #prefix: string;
+  #connection: Promise<{ sdk: S3Sdk; client: S3Client }> | undefined;
+  #client: S3Client | undefined;
 
   constructor(options: S3StoreOptions) {
     this.location = options.location;
+    this.#options = options;
     this.#bucket = options.bucket;
     this.#prefix = options.prefix;
-    this.#client = new S3Client({
-      region: options.region,
-      endpoint: options.endpoint,
-      forcePathStyle: options.endpoint !== undefined,
-      credentials: options.accessKeyId !== undefined && options.secretAccessKey !== undefined ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } : undefined,
+  }
+
+  /** The SDK and the client, made once, on first use. */
+  #connect(): Promise<{ sdk: S3Sdk; client: S3Client }> {
+    this.#connection ??= import('@aws-sdk/client-s3').then((sdk) => {
+      const options = this.#options;
+      this.#client = new sdk.S3Client({
+        region: options.region,
+        endpoint: options.endpoint,
+        forcePathStyle: options.endpoint !== undefined,
+        credentials: options.accessKeyId !== undefined && options.secretAccessKey !== undefined ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } : undefined,
+      });
+      return { sdk, client: this.#client };
     });
+    return this.#connection;
   }
 
   async get(key: string): Promise<StoredObject | undefined> {
+    const { sdk, client } = await this.#connect();
     try {
-      const answer = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key }));
+      const answer = await client.send(new sdk.GetObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key }));
       const body = Buffer.from(await answer.Body!.transformToByteArray());
       return { body, version: answer.ETag ?? '' };
     } catch (error) {
-      if (error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) return undefined;
+      if (error instanceof sdk.S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) return undefined;
       throw error;
     }
   }
 
   async put(key: string, body: Buffer): Promise<string> {
-    const answer = await this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key, Body: body }));
+    const { sdk, client } = await this.#connect();
+    const answer = await client.send(new sdk.PutObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key, Body: body }));
     return answer.ETag ?? '';
   }
 
@@ -60,19 +77,22 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key }));
+    const { sdk, client } = await this.#connect();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key }));
   }
 
   async close(): Promise<void> {
-    this.#client.destroy();
+    if (this.#connection) await this.#connection.catch(() => undefined);
+    this.#client?.destroy();
   }
 
   async #conditionalPut(key: string, body: Buffer, condition: { IfNoneMatch?: string; IfMatch?: string }): Promise<string | undefined> {
+    const { sdk, client } = await this.#connect();
     try {
-      const answer = await this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key, Body: body, ...condition }));
+      const answer = await client.send(new sdk.PutObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key, Body: body, ...condition }));
       return answer.ETag ?? '';
     } catch (error) {
-      const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+      const status = error instanceof sdk.S3ServiceException ? error.$metadata.httpStatusCode : undefined;
       // 412 Precondition Failed: the condition did not hold; 409: a concurrent conditional write won.
       if (status === 412 || status === 409) return undefined;
       throw error;

@@ -4,7 +4,6 @@ import { QuarryError } from '../../core/errors/quarry-error.js';
 import type { QuarryPlugin } from '../../core/plugins/types.js';
 import { connectionOptions } from './connection-options.js';
 import './errors.js';
-import { PostgresSource } from './postgres-source.js';
 
 export const POSTGRES_CONNECTOR_PLUGIN_NAME = 'connector-postgres';
 
@@ -13,13 +12,16 @@ const ACCEPTED_PARAMS = ['pg_host', 'pg_port', 'pg_db', 'pg_user', 'pg_pass', 'p
 /** `from: postgres:schema.table` (or `postgres:table`): a PostgreSQL table or view. */
 export const postgresConnector: DatasetConnector = {
   schemes: ['postgres', 'postgresql'],
-  resolve(dataset: ConnectorDataset) {
+  async resolve(dataset: ConnectorDataset) {
     checkParamNames(dataset, ACCEPTED_PARAMS, 'POSTGRES_PARAMS_INVALID');
     const table = dataset.location.split('.');
     if (table.length > 2 || table.some((part) => part === '')) {
       throw new QuarryError('POSTGRES_PARAMS_INVALID', `dataset ${dataset.name}: from "${dataset.from}" must name a table as postgres:schema.table or postgres:table`);
     }
-    return new PostgresSource(dataset, { ...connectionOptions(dataset), table });
+    const options = { ...connectionOptions(dataset), table };
+    // pg loads only when a dataset uses postgres: start-up imports no connector library it does not need.
+    const { PostgresSource } = await import('./postgres-source.js');
+    return new PostgresSource(dataset, options);
   },
 };
 

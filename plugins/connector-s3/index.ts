@@ -4,7 +4,6 @@ import { quoteLiteral } from '../../core/engine/sql-text.js';
 import type { QuarryPlugin } from '../../core/plugins/types.js';
 import './errors.js';
 import { s3Settings, type S3Format } from './s3-location.js';
-import { S3Mirror } from './s3-mirror.js';
 
 export const S3_CONNECTOR_PLUGIN_NAME = 'connector-s3';
 
@@ -16,9 +15,11 @@ export const S3_CONNECTOR_PLUGIN_NAME = 'connector-s3';
  */
 export const s3Connector: DatasetConnector = {
   schemes: ['s3'],
-  resolve(dataset: ConnectorDataset): EngineSource {
+  async resolve(dataset: ConnectorDataset): Promise<EngineSource> {
     const settings = s3Settings(dataset);
     const directory = path.resolve(dataset.baseDirectory, '.quarry', 's3', dataset.name.toLowerCase());
+    // @aws-sdk/client-s3 loads only when a dataset uses s3: start-up imports no connector library it does not need.
+    const { S3Mirror } = await import('./s3-mirror.js');
     const mirror = new S3Mirror({ settings, directory, dataset: dataset.name, log: dataset.log });
     return {
       kind: 'engine',

@@ -3,7 +3,6 @@ import { checkParamNames, requiredParam } from '../../core/engine/sources/connec
 import { QuarryError } from '../../core/errors/quarry-error.js';
 import type { QuarryPlugin } from '../../core/plugins/types.js';
 import './errors.js';
-import { SqliteSource } from './sqlite-source.js';
 
 export const SQLITE_CONNECTOR_PLUGIN_NAME = 'connector-sqlite';
 
@@ -12,13 +11,15 @@ const ACCEPTED_PARAMS = ['sqlite_file'] as const;
 /** `from: sqlite:table` with `params.sqlite_file`: a table of an existing SQLite file. */
 export const sqliteConnector: DatasetConnector = {
   schemes: ['sqlite'],
-  resolve(dataset: ConnectorDataset) {
+  async resolve(dataset: ConnectorDataset) {
     checkParamNames(dataset, ACCEPTED_PARAMS, 'SQLITE_PARAMS_INVALID');
     const file = requiredParam(dataset, 'sqlite_file', 'SQLITE_PARAMS_INVALID', 'the path of the SQLite database file, relative to the manifest');
     const table = dataset.location;
     if (table === '' || table.includes('/')) {
       throw new QuarryError('SQLITE_PARAMS_INVALID', `dataset ${dataset.name}: from "${dataset.from}" must name a table, as sqlite:table_name`);
     }
+    // sql.js loads only when a dataset uses sqlite: start-up imports no connector library it does not need.
+    const { SqliteSource } = await import('./sqlite-source.js');
     return new SqliteSource(dataset, file, table);
   },
 };

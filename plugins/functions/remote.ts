@@ -1,4 +1,5 @@
-import { BIGINT, BOOLEAN, DOUBLE, DuckDBScalarFunction, FLOAT, INTEGER, VARCHAR, type DuckDBType } from '@duckdb/node-api';
+import type { DuckDBType } from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, DOUBLE, DuckDBScalarFunction, FLOAT, INTEGER, VARCHAR } from '../../core/engine/duckdb-api.js';
 import { BlockList, isIP } from 'node:net';
 import { functionErrorMessage } from '../../core/engine/engine-errors.js';
 import { parseDuration, parseSize } from '../../core/units.js';

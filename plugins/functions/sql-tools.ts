@@ -1,4 +1,4 @@
-import { DuckDBScalarFunction } from '@duckdb/node-api';
+import { DuckDBScalarFunction } from '../../core/engine/duckdb-api.js';
 import { functionErrorMessage } from '../../core/engine/engine-errors.js';
 import { checkEndpointRanges, duckdbType, fromJson, remoteOptions, toJson } from './remote.js';
 import type { ToolDeclaration } from './schema.js';

@@ -3,7 +3,7 @@ import { QuarryError } from '../../core/errors/quarry-error.js';
 import { quoteLiteral } from '../../core/engine/sql-text.js';
 import type { OutboundClient } from '../../core/outbound/client.js';
 import { basicAuthorization, clientTimeoutMs, maxRetries, parseHeaders, type Params } from './connection-params.js';
-import { findPagination, type Pagination } from './graphql-pagination.js';
+import type { Pagination } from './graphql-pagination.js';
 import { parseJsonPointer, valueAt } from './json-pointer.js';
 import { Mirror, NdjsonWriter } from './mirror.js';
 
@@ -18,13 +18,15 @@ const MAX_PAGES = 100_000;
 export function createGraphqlConnector(outbound: OutboundClient): DatasetConnector {
   return {
     schemes: ['graphql'],
-    resolve(dataset): EngineSource {
+    async resolve(dataset): Promise<EngineSource> {
       const params = dataset.params;
       const endpoint = parseEndpoint(dataset.name, dataset.location);
       const query = params['graphql_query'];
       if (query === undefined || query.trim() === '') {
         throw new QuarryError('HTTP_SOURCE_PARAM_INVALID', `dataset ${dataset.name}: params.graphql_query is required (the GraphQL query whose results are the rows)`);
       }
+      // graphql (the parser) loads only when a dataset uses this connector: start-up imports no connector library it does not need.
+      const { findPagination } = await import('./graphql-pagination.js');
       let pagination: Pagination | undefined;
       try {
         pagination = findPagination(query);

@@ -1,62 +1,27 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { QUARRY_VERSION } from '../../core/flight/server-version.js';
-import { ANONYMOUS, type Principal } from '../../core/pipeline/types.js';
+import type { FastifyReply } from 'fastify';
 import type { PluginRuntime } from '../../core/plugins/types.js';
-import type { McpSession, McpSessions } from './sessions.js';
-import { registerTools, type CallerOf } from './tools.js';
+import { acceptBoth } from './accept-header.js';
+import type { McpSessions } from './sessions.js';
 
 export const MCP_ROUTE = '/v1/mcp';
 
-const BOTH_ACCEPTED = 'application/json, text/event-stream';
+type SdkSession = typeof import('./sdk-session.js');
+let sdkSession: Promise<SdkSession> | undefined;
+
+/** The SDK half of the endpoint, imported once, on the first request that needs it (see sdk-session.ts). */
+function loadSdkSession(): Promise<SdkSession> {
+  sdkSession ??= import('./sdk-session.js');
+  return sdkSession;
+}
 
 /** JSON-RPC error codes the SDK's transport uses for the same conditions. */
 const JSON_RPC_PARSE_ERROR = -32700;
 const JSON_RPC_SERVER_ERROR = -32000;
 const JSON_RPC_SESSION_NOT_FOUND = -32001;
 
-/** The transport reads the caller from `req.auth` and hands it to tool handlers as `extra.authInfo`. */
-type RequestWithAuth = IncomingMessage & { auth?: AuthInfo };
-
-/** The principal the door authenticated for this request, as the transport passed it on. */
-const callerOf: CallerOf = (extra) => {
-  const principal = extra.authInfo?.extra?.['principal'] as Principal | undefined;
-  return { principal: principal ?? ANONYMOUS, signal: extra.signal };
-};
-
-function createServer(runtime: PluginRuntime): McpServer {
-  const server = new McpServer({ name: 'quarry', version: QUARRY_VERSION }, { capabilities: { tools: { listChanged: false } } });
-  registerTools(server, runtime, callerOf);
-  return server;
-}
-
 /** Answers in JSON-RPC shape, as MCP clients expect from this endpoint even for transport errors. */
 function sendJsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
   return reply.status(status).type('application/json').send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-function acceptsEventStream(request: IncomingMessage): boolean {
-  return /text\/event-stream/i.test(request.headers.accept ?? '');
-}
-
-/**
- * The SDK's transport refuses a POST whose Accept does not list both JSON and SSE, even when
- * it will answer JSON. Simple clients send `Accept: application/json` only; where Quarry
- * answers JSON anyway, widen their Accept so they are served instead of getting 406.
- */
-function acceptBoth(request: IncomingMessage): void {
-  request.headers.accept = BOTH_ACCEPTED;
-  // The SDK builds its Web Request from rawHeaders (name, value, name, value, ...).
-  const raw = request.rawHeaders;
-  for (let index = raw.length - 2; index >= 0; index -= 2) {
-    if (raw[index]?.toLowerCase() === 'accept') raw.splice(index, 2);
-  }
-  raw.push('accept', BOTH_ACCEPTED);
 }
 
 type ParsedBody = { ok: true; value: unknown } | { ok: false; message: string };
@@ -70,71 +35,6 @@ function parseBody(body: unknown): ParsedBody {
   } catch (error) {
     return { ok: false, message: `Parse error: ${(error as Error).message}` };
   }
-}
-
-function isInitialization(body: unknown): boolean {
-  return Array.isArray(body) ? body.some((message) => isInitializeRequest(message)) : isInitializeRequest(body);
-}
-
-/** Hands the raw request to the SDK: fastify must not answer it too. */
-async function delegate(runtime: PluginRuntime, transport: StreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply, body: unknown): Promise<void> {
-  const raw = request.raw as RequestWithAuth;
-  const principal = request.inbound.principal;
-  raw.auth = { token: '', clientId: principal.id, scopes: [], extra: { principal } };
-  reply.hijack();
-  try {
-    await transport.handleRequest(raw, reply.raw, body);
-  } catch (error) {
-    runtime.log.error('MCP request failed', { error: (error as Error).message });
-    if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' });
-    if (!reply.raw.writableEnded) {
-      reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
-    }
-  }
-}
-
-/** Runs one request of an existing session, counting it as activity until the response closes. */
-async function inSession(runtime: PluginRuntime, sessions: McpSessions, session: McpSession, request: FastifyRequest, reply: FastifyReply, body: unknown) {
-  const finished = sessions.use(session);
-  reply.raw.once('close', finished);
-  await delegate(runtime, session.transport, request, reply, body);
-}
-
-/** A new session, on `initialize`: JSON-only when the client cannot read SSE, SSE otherwise. */
-async function openSession(runtime: PluginRuntime, sessions: McpSessions, request: FastifyRequest, reply: FastifyReply, body: unknown) {
-  const jsonOnly = !acceptsEventStream(request.raw);
-  if (jsonOnly) acceptBoth(request.raw);
-  const server = createServer(runtime);
-  const session: McpSession = {
-    server,
-    jsonOnly,
-    lastUsed: Date.now(),
-    active: 0,
-    transport: new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: jsonOnly,
-      onsessioninitialized: (id) => sessions.add(id, session),
-    }),
-  };
-  session.transport.onclose = () => {
-    if (session.transport.sessionId) sessions.remove(session.transport.sessionId);
-  };
-  session.transport.onerror = (error) => runtime.log.debug('MCP transport error', { error: error.message });
-  await server.connect(session.transport);
-  await inSession(runtime, sessions, session, request, reply, body);
-}
-
-/** A POST outside any session: one server and transport for this request only, answering JSON. */
-async function answerStatelessly(runtime: PluginRuntime, request: FastifyRequest, reply: FastifyReply, body: unknown) {
-  acceptBoth(request.raw);
-  const server = createServer(runtime);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  (reply.raw as ServerResponse).once('close', () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  await delegate(runtime, transport, request, reply, body);
 }
 
 /**
@@ -160,11 +60,13 @@ export function registerMcpRoutes(runtime: PluginRuntime, sessions: McpSessions)
         const session = sessions.get(sessionId);
         if (!session) return sendJsonRpcError(reply, 404, JSON_RPC_SESSION_NOT_FOUND, 'Session not found: it was deleted, expired or never existed; initialize a new one');
         if (request.method === 'POST' && session.jsonOnly) acceptBoth(request.raw);
+        const { inSession } = await loadSdkSession();
         return inSession(runtime, sessions, session, request, reply, body);
       }
       if (request.method !== 'POST') {
         return sendJsonRpcError(reply, 400, JSON_RPC_SERVER_ERROR, `Bad Request: ${request.method} ${MCP_ROUTE} needs an Mcp-Session-Id header (from initialize)`);
       }
+      const { isInitialization, openSession, answerStatelessly } = await loadSdkSession();
       if (isInitialization(body)) return openSession(runtime, sessions, request, reply, body);
       return answerStatelessly(runtime, request, reply, body);
     },

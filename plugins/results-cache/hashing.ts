@@ -1,8 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { xxh3 } from '@node-rs/xxhash';
-import { createBLAKE3 } from 'hash-wasm';
-import xxhash from 'xxhash-wasm';
 
 /** The `hashing_algorithm` values of runtime.caching (spec). */
 export type HashingAlgorithm = 'xxh3' | 'ahash' | 'siphash' | 'blake3' | 'xxh32' | 'xxh64' | 'xxh128';
@@ -37,31 +34,43 @@ export interface HasherOptions {
 
 const require = createRequire(import.meta.url);
 /** siphash24 is CommonJS without types: `(message, key16) => Uint8Array(8)`. */
-const siphash24 = require('siphash24') as (message: Uint8Array, key: Uint8Array) => Uint8Array;
+type Siphash24 = (message: Uint8Array, key: Uint8Array) => Uint8Array;
 
 const hex64 = (value: bigint) => value.toString(16).padStart(16, '0');
 const hex32 = (value: number) => (value >>> 0).toString(16).padStart(8, '0');
 
-/** Builds the hasher; async because the wasm implementations compile on first use. */
+/**
+ * Builds the hasher; async because the wasm implementations compile on first use. Each
+ * algorithm's library is imported here, when chosen, not at the top: start-up loads only
+ * the one in use (hash-wasm alone takes ~100 ms to load).
+ */
 export async function createKeyHasher(algorithm: HashingAlgorithm, options: HasherOptions = {}): Promise<KeyHasher> {
+  const xxh3 = async () => (await import('@node-rs/xxhash')).xxh3;
+  const xxhash = async () => (await import('xxhash-wasm')).default();
   switch (algorithm) {
-    case 'xxh3':
-      return (material) => hex64(xxh3.xxh64(material));
-    case 'xxh128':
-      return (material) => xxh3.xxh128(material).toString(16).padStart(32, '0');
+    case 'xxh3': {
+      const { xxh64 } = await xxh3();
+      return (material) => hex64(xxh64(material));
+    }
+    case 'xxh128': {
+      const { xxh128 } = await xxh3();
+      return (material) => xxh128(material).toString(16).padStart(32, '0');
+    }
     case 'ahash': {
+      const { xxh64WithSecret } = await xxh3();
       const secret = options.key ?? randomBytes(192);
       if (secret.byteLength < 136) throw new Error('the ahash (keyed XXH3) secret must be at least 136 bytes');
-      return (material) => hex64(xxh3.xxh64WithSecret(material, secret));
+      return (material) => hex64(xxh64WithSecret(material, secret));
     }
     case 'siphash': {
       const key = options.key ?? randomBytes(16);
       if (key.byteLength !== 16) throw new Error('the SipHash key must be 16 bytes');
+      const siphash24 = require('siphash24') as Siphash24;
       return (material) => Buffer.from(siphash24(Buffer.from(material, 'utf8'), key)).toString('hex');
     }
     case 'blake3': {
       // One hasher, reset per key: creating one per call would cost more than hashing.
-      const hasher = await createBLAKE3();
+      const hasher = await (await import('hash-wasm')).createBLAKE3();
       return (material) => hasher.init().update(material).digest('hex');
     }
     case 'xxh32': {

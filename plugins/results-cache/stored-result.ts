@@ -1,4 +1,3 @@
-import { compress, decompress, init as initZstd } from '@bokuweb/zstd-wasm';
 import { Table, tableFromIPC, tableToIPC, type Data, type RecordBatch, type Schema } from 'apache-arrow';
 
 export type ResultEncoding = 'none' | 'zstd';
@@ -28,13 +27,27 @@ export interface StoredResult {
 /** zstd level 3: zstd's default, near level 1's speed and within 3% of level 9's size on result data. */
 const ZSTD_LEVEL = 3;
 
+type Zstd = typeof import('@bokuweb/zstd-wasm');
+let zstd: Zstd | undefined;
 let zstdReady: Promise<void> | undefined;
 
-/** The zstd wasm module compiles once per process; await before encoding with `zstd`. */
+/**
+ * The zstd wasm module loads and compiles once per process, and only when a cache uses
+ * `encoding: zstd` (imported here rather than at the top: start-up loads no unused module);
+ * await before encoding with `zstd`.
+ */
 export function prepareEncoding(encoding: ResultEncoding): Promise<void> {
   if (encoding === 'none') return Promise.resolve();
-  zstdReady ??= initZstd();
+  zstdReady ??= import('@bokuweb/zstd-wasm').then(async (module) => {
+    await module.init();
+    zstd = module;
+  });
   return zstdReady;
+}
+
+function loadedZstd(): Zstd {
+  if (!zstd) throw new Error('zstd is not loaded: prepareEncoding("zstd") must be awaited first');
+  return zstd;
 }
 
 /** The IPC stream of a result; a result without rows keeps its schema. */
@@ -47,7 +60,7 @@ export function encodeResult(schema: Schema, batches: readonly RecordBatch[], en
   const rows = batches.reduce((total, batch) => total + batch.numRows, 0);
   const rendered = new Map<string, Uint8Array>();
   if (encoding === 'zstd') {
-    const compressed = compress(ipc, ZSTD_LEVEL);
+    const compressed = loadedZstd().compress(ipc, ZSTD_LEVEL);
     return { schema, encoding, batches: undefined, compressed, bytes: compressed.byteLength, ipcBytes: ipc.byteLength, rows, rendered };
   }
   // Schema and batches as decoded, so a hit serves what a zstd hit would decode too.
@@ -58,7 +71,7 @@ export function encodeResult(schema: Schema, batches: readonly RecordBatch[], en
 /** Schema and batches of a stored result, decompressing and decoding when it is compressed. */
 export function decodeStored(stored: StoredResult): { schema: Schema; batches: readonly RecordBatch[] } {
   if (stored.batches) return { schema: stored.schema, batches: stored.batches };
-  const table = tableFromIPC(decompress(stored.compressed!));
+  const table = tableFromIPC(loadedZstd().decompress(stored.compressed!));
   return { schema: table.schema, batches: table.batches };
 }
 

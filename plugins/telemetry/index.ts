@@ -61,7 +61,7 @@ export function createTelemetryPlugin(): QuarryPlugin {
           },
         );
         watcher.start(DATASET_WATCH_INTERVAL_MS);
-        exporter = new TelemetryExport({
+        exporter = await TelemetryExport.create({
           registry: runtime.metrics,
           settings,
           prometheus: address !== undefined,

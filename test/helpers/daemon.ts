@@ -26,9 +26,9 @@ export async function flightEndpointOf(daemon: Daemon): Promise<string> {
   return (await waitForOutput(daemon, /Flight listening endpoint=(grpc(?:\+tls)?:\/\/[\d.:]+)/))[1]!;
 }
 
-/** Runs `quarryd` from source as a real process on a free port (waits until it listens). */
-export async function startDaemon(args: string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<Daemon> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts'), ...args, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
+/** Runs `quarryd` from source as a real process on a free port (waits until it listens); `nodeArguments` go to Node before the script. */
+export async function startDaemon(args: string[], options: { env?: NodeJS.ProcessEnv; nodeArguments?: string[] } = {}): Promise<Daemon> {
+  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), '--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts'), ...args, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
     cwd: repositoryRoot,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,17 +6,8 @@
  * to the case and in docs/json-encoding.md. Every field also carries the DuckDB type name
  * in its metadata (`duckdb:type`) so clients can tell e.g. a UUID from a VARCHAR.
  */
-import {
-  DuckDBArrayType,
-  DuckDBDecimalType,
-  DuckDBEnumType,
-  DuckDBListType,
-  DuckDBMapType,
-  DuckDBStructType,
-  DuckDBTypeId,
-  DuckDBUnionType,
-  type DuckDBType,
-} from '@duckdb/node-api';
+import type { DuckDBType } from '@duckdb/node-api';
+import { DuckDBArrayType, DuckDBDecimalType, DuckDBEnumType, DuckDBListType, DuckDBMapType, DuckDBStructType, DuckDBTypeId, DuckDBUnionType } from '../duckdb-api.js';
 import {
   Binary,
   Bool,

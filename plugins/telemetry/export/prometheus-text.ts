@@ -2,7 +2,7 @@ import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporte
 import { DataPointType, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { prometheusName } from '../settings.js';
 
-export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+export { PROMETHEUS_CONTENT_TYPE } from './content-type.js';
 
 /**
  * The reader behind `/metrics`. Never starts the exporter's own server: the metrics

@@ -1,12 +1,9 @@
-import { MeterProvider, type MetricReader } from '@opentelemetry/sdk-metrics';
-import { resourceFromAttributes } from '@opentelemetry/resources';
+import type { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import type { Logger } from '../../../core/log.js';
 import type { MetricsRegistry } from '../../../core/metrics/registry.js';
 import type { OtelExporterConfig } from '../schema.js';
 import { prometheusName, type TelemetrySettings } from '../settings.js';
-import { createPrometheusReader, renderPrometheusText } from './prometheus-text.js';
-import { createPushReader, describeTarget } from './otlp-push.js';
 import { RegistryBridge } from './registry-bridge.js';
 
 /** Served on `/metrics` when runtime.telemetry.enabled is false: valid exposition text, no samples. */
@@ -28,13 +25,25 @@ export interface TelemetryExportOptions {
  * One OpenTelemetry MeterProvider fed from the registry, with the readers the configuration
  * asks for: the Prometheus reader behind `/metrics` and the OTLP push reader. Resource
  * attributes (`properties`, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) apply to both.
+ * The OpenTelemetry SDK and exporters are imported by `create`, and only those the
+ * configuration uses: with no --metrics listener and no otel_exporter, none loads at all
+ * (they took ~400 ms of start-up when imported with this module).
  */
 export class TelemetryExport {
-  readonly #provider: MeterProvider | undefined;
-  readonly #bridge: RegistryBridge | undefined;
-  readonly #prometheus: PrometheusExporter | undefined;
+  #provider: MeterProvider | undefined;
+  #bridge: RegistryBridge | undefined;
+  #prometheus: PrometheusExporter | undefined;
+  #renderPrometheusText: ((reader: PrometheusExporter) => Promise<string>) | undefined;
 
-  constructor(options: TelemetryExportOptions) {
+  private constructor() {}
+
+  static async create(options: TelemetryExportOptions): Promise<TelemetryExport> {
+    const telemetryExport = new TelemetryExport();
+    await telemetryExport.#start(options);
+    return telemetryExport;
+  }
+
+  async #start(options: TelemetryExportOptions): Promise<void> {
     const { settings, log } = options;
     if (!settings.enabled) {
       if (options.otelExporter?.enabled) log.warn('runtime.telemetry.enabled is false: otel_exporter pushes nothing');
@@ -42,6 +51,8 @@ export class TelemetryExport {
     }
     const readers: MetricReader[] = [];
     if (options.prometheus) {
+      const { createPrometheusReader, renderPrometheusText } = await import('./prometheus-text.js');
+      this.#renderPrometheusText = renderPrometheusText;
       this.#prometheus = createPrometheusReader();
       // exporter-prometheus 0.223.0 pins sdk-metrics 2.12.0 while the runtime has 2.12.1: the
       // classes are the same but TypeScript sees two declarations. Pinning both to one version
@@ -50,11 +61,13 @@ export class TelemetryExport {
     }
     if (options.otelExporter?.enabled) {
       warnAboutUnprefixedEntries(options.otelExporter.metrics, settings, log);
+      const { createPushReader, describeTarget } = await import('./otlp-push.js');
       const push = createPushReader(options.otelExporter, log);
       readers.push(push.reader);
       log.info('pushing metrics', { to: describeTarget(push.target), every_ms: options.otelExporter.push_interval, metrics: options.otelExporter.metrics.length === 0 ? 'all' : options.otelExporter.metrics.join(',') });
     }
     if (readers.length === 0) return;
+    const [{ MeterProvider }, { resourceFromAttributes }] = await Promise.all([import('@opentelemetry/sdk-metrics'), import('@opentelemetry/resources')]);
     this.#provider = new MeterProvider({ resource: resourceFromAttributes({ ...settings.resourceAttributes }), readers });
     this.#bridge = new RegistryBridge(options.registry, this.#provider.getMeter('quarry'), {
       exportedName: settings.exportedName,
@@ -64,8 +77,8 @@ export class TelemetryExport {
 
   /** The Prometheus exposition text of every enabled metric, collected now. */
   async prometheusText(): Promise<string> {
-    if (!this.#prometheus) return TELEMETRY_DISABLED_TEXT;
-    return renderPrometheusText(this.#prometheus);
+    if (!this.#prometheus || !this.#renderPrometheusText) return TELEMETRY_DISABLED_TEXT;
+    return this.#renderPrometheusText(this.#prometheus);
   }
 
   /** Pushes once more (so the collector sees the last values), then stops every reader. */

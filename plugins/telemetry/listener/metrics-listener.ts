@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { QuarryError } from '../../../core/errors/quarry-error.js';
 import { formatAddress, parseListenAddress } from '../../../core/listeners/address.js';
 import type { Logger } from '../../../core/log.js';
-import { PROMETHEUS_CONTENT_TYPE } from '../export/prometheus-text.js';
+import { PROMETHEUS_CONTENT_TYPE } from '../export/content-type.js';
 import type { MetricsListenerTls } from './metrics-tls.js';
 
 export interface MetricsListenerOptions {

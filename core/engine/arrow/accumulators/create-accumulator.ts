@@ -1,14 +1,5 @@
-import {
-  DuckDBTypeId,
-  type DuckDBArrayType,
-  type DuckDBDecimalType,
-  type DuckDBEnumType,
-  type DuckDBListType,
-  type DuckDBMapType,
-  type DuckDBStructType,
-  type DuckDBType,
-  type DuckDBUnionType,
-} from '@duckdb/node-api';
+import type { DuckDBArrayType, DuckDBDecimalType, DuckDBEnumType, DuckDBListType, DuckDBMapType, DuckDBStructType, DuckDBType, DuckDBUnionType } from '@duckdb/node-api';
+import { DuckDBTypeId } from '../../duckdb-api.js';
 import {
   Utf8,
   vectorFromArray,

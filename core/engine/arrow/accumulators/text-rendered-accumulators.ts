@@ -2,7 +2,8 @@
  * Rare DuckDB types rendered to Utf8 text while converting (see duckdb-to-arrow-type.ts
  * for why each is text): UUID, TIME_TZ, BIT, BIGNUM and VARIANT.
  */
-import { DuckDBVector, JsonDuckDBValueConverter, type DuckDBType } from '@duckdb/node-api';
+import type { DuckDBType } from '@duckdb/node-api';
+import { DuckDBVector, JsonDuckDBValueConverter } from '../../duckdb-api.js';
 import type { Data } from 'apache-arrow';
 import { isBitSet } from '../bitmaps.js';
 import { vectorBytes, vectorValidity, type RawVector } from '../duckdb-vectors.js';
