@@ -3,13 +3,15 @@ import { QUICKSTART_MANIFEST, writeManifestDirectory } from '../helpers/runtime.
 import { runCommand, startDaemon } from '../helpers/daemon.js';
 
 // A query that keeps the engine busy for about a second and a half on these machines.
-const SLOW_QUERY = 'SELECT sum(hash(i)) AS total FROM range(200000000) t(i)';
+// Long enough (seconds) that SIGTERM lands while it runs, even on a loaded machine.
+const SLOW_QUERY = 'SELECT sum(hash(i)) AS total FROM range(600000000) t(i)';
 
 test.serial('SIGTERM lets in-flight queries finish, answers new requests 503 (health 200), then exits 0', async (t) => {
   const directory = writeManifestDirectory({ manifest: `${QUICKSTART_MANIFEST}runtime:\n  shutdown_timeout: 20s\n`, withQuickstartData: true });
   const daemon = await startDaemon([directory]);
   const inFlight = fetch(`${daemon.baseUrl}/v1/sql`, { method: 'POST', body: SLOW_QUERY, headers: { accept: 'application/json' } });
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // The query must have reached the engine before the signal, or there is nothing to drain.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
   daemon.child.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 150));
 
