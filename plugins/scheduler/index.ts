@@ -1,19 +1,89 @@
+import os from 'node:os';
+import { STAGE } from '../../core/hooks/stages.js';
 import type { ManifestSectionSlice } from '../../core/manifest/slice.js';
-import { warnNotYetEffective } from '../../core/plugins/pending.js';
+import { isConfigured } from '../../core/manifest/presence.js';
+import { openObjectStore } from '../../core/object-store/open-object-store.js';
 import type { QuarryPlugin } from '../../core/plugins/types.js';
-import { schedulerSchema } from './schema.js';
+import { AssignmentLoop } from './assignment-loop.js';
+import { checkClusterManifest, clusterRole, type PartitionedDataset } from './cluster-config.js';
+import type { NodeRole } from './cluster-document.js';
+import { ClusterState } from './cluster-state.js';
+import './errors.js';
+import { Membership } from './membership.js';
+import { schedulerSchema, type SchedulerConfig } from './schema.js';
 
 export const SCHEDULER_PLUGIN_NAME = 'scheduler';
 
 const slices: ManifestSectionSlice[] = [{ path: 'runtime.scheduler', schema: schedulerSchema, secretFields: ['params.*'] }];
 
-/** The cluster scheduler role (placeholder until the cluster issue). */
+/**
+ * Cluster mode. A scheduler (`--role scheduler`, or a manifest with `runtime.scheduler`) keeps
+ * the shared cluster document in `state_location`: it joins as a member, heartbeats, and every
+ * `partition_assignment_interval` discovers the partitions of each accelerated dataset and
+ * assigns new and orphaned ones to live executors by compare-and-swap.
+ */
 export function createSchedulerPlugin(): QuarryPlugin {
   return {
     name: SCHEDULER_PLUGIN_NAME,
     manifest: slices,
     apply(runtime) {
-      warnNotYetEffective(runtime, 'runtime.scheduler', 'cluster scheduling');
+      let role: NodeRole | undefined;
+      let partitioned: PartitionedDataset[] = [];
+      let state: ClusterState | undefined;
+      let membership: Membership | undefined;
+      let loop: AssignmentLoop | undefined;
+      const lostRaces = runtime.metrics.counter('scheduler_state_conflicts', { description: 'Writes of the shared cluster document that lost a compare-and-swap race and were retried' });
+
+      runtime.hooks.config.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async (manifest) => {
+        const hasSection = isConfigured(manifest, 'runtime.scheduler');
+        role = clusterRole(runtime.cluster, hasSection);
+        const checked = checkClusterManifest(manifest, role, hasSection);
+        for (const warning of checked.warnings) runtime.log.warn(warning);
+        partitioned = checked.datasets;
+        return manifest;
+      });
+
+      runtime.metrics.gauge('scheduler_active_executors_count', { description: 'Executors whose heartbeat had not expired at the last assignment round' }, () =>
+        loop?.last === undefined ? [] : [{ value: loop.last.liveExecutors.length }]);
+      runtime.metrics.gauge('scheduler_executor_assignments', { description: 'Partitions each executor owns, as of the last assignment round' }, () => {
+        const last = loop?.last;
+        if (last === undefined) return [];
+        const counts = new Map<string, number>(last.liveExecutors.map((executor) => [executor, 0]));
+        for (const dataset of Object.values(last.document.datasets)) {
+          for (const partition of Object.values(dataset.partitions)) if (partition.owner !== null) counts.set(partition.owner, (counts.get(partition.owner) ?? 0) + 1);
+        }
+        return [...counts].map(([executor, value]) => ({ value, attributes: { executor } }));
+      });
+
+      runtime.hooks.startup.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async () => {
+        if (role !== 'scheduler') return;
+        const config = runtime.section<NonNullable<SchedulerConfig>>('runtime.scheduler')!;
+        const store = openObjectStore(config.state_location, config.params ?? {}, runtime.source.directory);
+        state = new ClusterState(store, { onLostRace: () => lostRaces.add(1) });
+        const nodeId = runtime.cluster.nodeAdvertiseAddress ?? `${os.hostname()}:${process.pid}`;
+        // A heartbeat lives one assignment interval: an executor that stops beating loses its
+        // partitions at the latest one interval after its last beat plus one round.
+        membership = new Membership({ state, nodeId, role: 'scheduler', address: nodeId, ttlMs: config.partition_assignment_interval, log: runtime.log });
+        await membership.start();
+        loop = new AssignmentLoop({
+          state,
+          datasets: partitioned,
+          limits: { maxAssignmentsPerRound: config.max_partition_assignments_per_interval, maxPartitionsPerExecutor: config.max_partitions_per_executor },
+          intervalMs: config.partition_assignment_interval,
+          discoveryTimeoutMs: config.partition_discovery_timeout,
+          query: (sql) => runtime.engine.runInternal(sql),
+          readable: (name) => runtime.engine.dataset(name)?.state === 'ready',
+          log: runtime.log,
+        });
+        loop.start();
+        runtime.log.info('cluster scheduler started', { node_id: nodeId, state_location: config.state_location, partitioned_datasets: partitioned.length });
+      });
+
+      runtime.hooks.shutdown.stop.tapPromise({ name: SCHEDULER_PLUGIN_NAME, stage: STAGE.STOP_PLUGINS }, async () => {
+        await loop?.stop();
+        await membership?.stop().catch(() => {});
+        await state?.store.close?.();
+      });
     },
   };
 }

@@ -1,0 +1,25 @@
+import { defineErrorCodes, GRPC } from '../../core/errors/codes.js';
+
+/** Errors of cluster mode, registered when the plugin module loads (docs/errors.md lists them). */
+defineErrorCodes({
+  CLUSTER_CONFIG_INVALID: {
+    http: 400,
+    grpc: GRPC.INVALID_ARGUMENT,
+    description: 'Cluster mode is misconfigured: an accelerated dataset has no `acceleration.partition_by`, a `partition_by` expression is not valid (e.g. `bucket(N, column)` with N outside 1..1000000), or a role flag conflicts with the manifest; the message names the dataset or flag and what is accepted.',
+  },
+  CLUSTER_STATE_CONFLICT: {
+    http: 503,
+    grpc: GRPC.UNAVAILABLE,
+    description: 'A change to the shared cluster document lost its compare-and-swap race on every one of its bounded retries (other schedulers kept writing); the next assignment round tries again.',
+  },
+  CLUSTER_STATE_INVALID: {
+    http: 500,
+    grpc: GRPC.INTERNAL,
+    description: 'The cluster document in the state location is not one this release can read (not JSON, or another schema version); the message names the object.',
+  },
+  PARTITION_DISCOVERY_TIMEOUT: {
+    http: 504,
+    grpc: GRPC.DEADLINE_EXCEEDED,
+    description: 'Listing the distinct partition values of a dataset took longer than `runtime.scheduler.partition_discovery_timeout`; the round skips the dataset and the next one tries again.',
+  },
+});
