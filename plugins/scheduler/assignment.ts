@@ -33,9 +33,10 @@ export interface AssignmentPlan {
 
 /**
  * One assignment round, decided from the document as it is now (a lost race decides again
- * from the fresh one). Partitions of live executors never move; those of executors no longer
- * live are released; new and released partitions go, in a deterministic order, to the live
- * executor owning fewest partitions (ties to the smallest id), within both caps.
+ * from the fresh one). Partitions of executors no longer live are released; new and released
+ * partitions go, in a deterministic order, to the live executor owning fewest partitions (ties
+ * to the smallest id), within both caps. Then, while the round's cap allows, partitions move
+ * from the most to the least loaded live executor until they differ by at most one.
  */
 export function planAssignments(current: ClusterDocument, discovered: readonly DiscoveredDataset[], liveExecutors: readonly string[], limits: AssignmentLimits, now = new Date()): AssignmentPlan {
   const live = new Set(liveExecutors);
@@ -101,7 +102,34 @@ export function planAssignments(current: ClusterDocument, discovered: readonly D
       changed = true;
     }
   }
+  // Rebalance within what the round may still assign: an executor that joined after the
+  // others took everything would otherwise stay idle. One partition at a time moves from the
+  // most to the least loaded live executor while they differ by more than one.
+  while (unassigned === 0 && assigned.length < limits.maxAssignmentsPerRound && candidates.length > 1) {
+    const ordered = [...candidates].sort((a, b) => (load.get(a) ?? 0) - (load.get(b) ?? 0) || a.localeCompare(b));
+    const lightest = ordered[0]!;
+    const heaviest = ordered.at(-1)!;
+    if ((load.get(heaviest) ?? 0) - (load.get(lightest) ?? 0) <= 1 || (load.get(lightest) ?? 0) >= limits.maxPartitionsPerExecutor) break;
+    const moved = lastOwnedBy(datasets, heaviest);
+    if (moved === undefined) break;
+    const entry = datasets[moved.dataset]!;
+    datasets[moved.dataset] = { ...entry, partitions: { ...entry.partitions, [moved.id]: { ...entry.partitions[moved.id]!, owner: lightest, assigned_at: at } } };
+    load.set(heaviest, (load.get(heaviest) ?? 0) - 1);
+    load.set(lightest, (load.get(lightest) ?? 0) + 1);
+    assigned.push({ dataset: moved.dataset, partition: moved.id, owner: lightest, previousOwner: heaviest });
+    changed = true;
+  }
   return { document: changed ? { ...current, datasets } : undefined, assigned, released, unassigned };
+}
+
+/** The last partition (by dataset, then id) an executor owns: the one a rebalance moves. */
+function lastOwnedBy(datasets: Readonly<Record<string, DatasetPartitions>>, executor: string): { dataset: string; id: string } | undefined {
+  for (const name of Object.keys(datasets).sort().reverse()) {
+    const partitions = datasets[name]!.partitions;
+    const id = Object.keys(partitions).sort().reverse().find((candidate) => partitions[candidate]!.owner === executor);
+    if (id !== undefined) return { dataset: name, id };
+  }
+  return undefined;
 }
 
 function leastLoaded(candidates: readonly string[], load: ReadonlyMap<string, number>, cap: number): string | undefined {

@@ -17,6 +17,11 @@ defineErrorCodes({
     grpc: GRPC.INTERNAL,
     description: 'The cluster document in the state location is not one this release can read (not JSON, or another schema version); the message names the object.',
   },
+  CLUSTER_NODE_UNREACHABLE: {
+    http: 503,
+    grpc: GRPC.UNAVAILABLE,
+    description: 'A node-to-node call failed: the peer (e.g. the scheduler an executor calls) is down, refused the TLS handshake (a certificate not signed by the node CA) or answered with an error; the message names the peer.',
+  },
   PARTITION_DISCOVERY_TIMEOUT: {
     http: 504,
     grpc: GRPC.DEADLINE_EXCEEDED,

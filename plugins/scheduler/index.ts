@@ -10,6 +10,10 @@ import type { NodeRole } from './cluster-document.js';
 import { ClusterState } from './cluster-state.js';
 import './errors.js';
 import { Membership } from './membership.js';
+import { ExecutorAgent, ownedRowsSql } from './executor-agent.js';
+import { nodeTlsMaterial } from './node/node-credentials.js';
+import { startNodeServer, type NodeServer } from './node/node-server.js';
+import { schedulerNodeHandlers } from './scheduler-node.js';
 import { schedulerSchema, type SchedulerConfig } from './schema.js';
 
 export const SCHEDULER_PLUGIN_NAME = 'scheduler';
@@ -32,6 +36,8 @@ export function createSchedulerPlugin(): QuarryPlugin {
       let state: ClusterState | undefined;
       let membership: Membership | undefined;
       let loop: AssignmentLoop | undefined;
+      let nodeServer: NodeServer | undefined;
+      let agent: ExecutorAgent | undefined;
       const lostRaces = runtime.metrics.counter('scheduler_state_conflicts', { description: 'Writes of the shared cluster document that lost a compare-and-swap race and were retried' });
 
       runtime.hooks.config.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async (manifest) => {
@@ -40,7 +46,18 @@ export function createSchedulerPlugin(): QuarryPlugin {
         const checked = checkClusterManifest(manifest, role, hasSection);
         for (const warning of checked.warnings) runtime.log.warn(warning);
         partitioned = checked.datasets;
-        return manifest;
+        if (role !== 'executor') return manifest;
+        // An executor loads no rows until a scheduler says what it owns; its agent then reloads
+        // with the owned share (and on the dataset's refresh_check_interval, with that share).
+        const names = new Set(partitioned.map((dataset) => dataset.name));
+        return {
+          ...manifest,
+          datasets: manifest.datasets.map((dataset) => {
+            const entry = partitioned.find((candidate) => candidate.name === dataset.name);
+            if (!names.has(dataset.name) || entry === undefined || dataset.acceleration === undefined) return dataset;
+            return { ...dataset, acceleration: { ...dataset.acceleration, refresh_sql: ownedRowsSql(entry, []), refresh_check_interval: undefined } };
+          }),
+        };
       });
 
       runtime.metrics.gauge('scheduler_active_executors_count', { description: 'Executors whose heartbeat had not expired at the last assignment round' }, () =>
@@ -56,6 +73,26 @@ export function createSchedulerPlugin(): QuarryPlugin {
       });
 
       runtime.hooks.startup.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async () => {
+        if (role === 'executor') {
+          const nodeId = runtime.cluster.nodeAdvertiseAddress ?? `${os.hostname()}-${process.pid}`;
+          agent = new ExecutorAgent({
+            nodeId,
+            flightEndpoint: runtime.listenAddresses.flight ?? '',
+            schedulerAddresses: runtime.cluster.schedulerAddresses,
+            tls: nodeTlsMaterial(runtime.cluster),
+            datasets: partitioned,
+            engine: runtime.engine,
+            log: runtime.log,
+            ttlMs: 3_000,
+          });
+          agent.start();
+          runtime.hooks.datasets.loaded.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async () => {
+            // The first load (no rows) finished: take the owned share without waiting a beat.
+            void agent?.reload();
+          });
+          runtime.log.info('cluster executor started', { node_id: nodeId, schedulers: runtime.cluster.schedulerAddresses.join(','), partitioned_datasets: partitioned.length });
+          return;
+        }
         if (role !== 'scheduler') return;
         const config = runtime.section<NonNullable<SchedulerConfig>>('runtime.scheduler')!;
         const store = openObjectStore(config.state_location, config.params ?? {}, runtime.source.directory);
@@ -65,6 +102,19 @@ export function createSchedulerPlugin(): QuarryPlugin {
         // partitions at the latest one interval after its last beat plus one round.
         membership = new Membership({ state, nodeId, role: 'scheduler', address: nodeId, ttlMs: config.partition_assignment_interval, log: runtime.log });
         await membership.start();
+        if (runtime.cluster.nodeBindAddress !== undefined) {
+          nodeServer = await startNodeServer({
+            address: runtime.cluster.nodeBindAddress,
+            tls: nodeTlsMaterial(runtime.cluster),
+            handlers: schedulerNodeHandlers({ state, manifestFile: runtime.source.file, baseDirectory: runtime.source.directory, heartbeatTtlMs: config.partition_assignment_interval }),
+            log: runtime.log,
+          });
+          const endpoint = nodeServer.endpoint;
+          runtime.reportListener({ name: 'node', endpoint: () => endpoint, status: () => 'Ready' });
+          runtime.log.info('node listening', { endpoint, tls: runtime.cluster.allowInsecureConnections && runtime.cluster.mtlsCertificateFile === undefined ? 'none' : 'mtls' });
+        } else {
+          runtime.log.warn('this scheduler has no node listener (no --node-bind-address): executors cannot reach it; it only runs assignment rounds');
+        }
         loop = new AssignmentLoop({
           state,
           datasets: partitioned,
@@ -80,6 +130,8 @@ export function createSchedulerPlugin(): QuarryPlugin {
       });
 
       runtime.hooks.shutdown.stop.tapPromise({ name: SCHEDULER_PLUGIN_NAME, stage: STAGE.STOP_PLUGINS }, async () => {
+        await agent?.stop();
+        await nodeServer?.close();
         await loop?.stop();
         await membership?.stop().catch(() => {});
         await state?.store.close?.();

@@ -64,3 +64,13 @@ test('a changed partition_by starts the dataset afresh', (t) => {
   t.deepEqual(Object.keys(changed.document!.datasets['orders']!.partitions).sort(), ['[0]', '[1]']);
   t.deepEqual(changed.document!.datasets['orders']!.partition_by, ['bucket(2, id)']);
 });
+
+test('an executor joining after the others took everything gets its share, moved within the round cap', (t) => {
+  const first = planAssignments(emptyClusterDocument(), [buckets('orders', 12)], ['a'], limits).document!;
+  const capped = planAssignments(first, [buckets('orders', 12)], ['a', 'b', 'c'], { maxAssignmentsPerRound: 3, maxPartitionsPerExecutor: 1000 });
+  t.is(capped.assigned.length, 3);
+  t.true(capped.assigned.every((change) => change.previousOwner === 'a'));
+  const balanced = planAssignments(capped.document!, [buckets('orders', 12)], ['a', 'b', 'c'], limits);
+  t.deepEqual(Object.fromEntries(ownedPartitionCounts(balanced.document!)), { a: 4, b: 4, c: 4 });
+  t.is(planAssignments(balanced.document!, [buckets('orders', 12)], ['a', 'b', 'c'], limits).document, undefined, 'balanced: nothing moves');
+});

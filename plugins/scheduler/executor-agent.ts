@@ -1,0 +1,98 @@
+import type { EngineApi } from '../../core/engine/engine-api.js';
+import type { Logger } from '../../core/log.js';
+import type { PartitionedDataset } from './cluster-config.js';
+import { NodeClient } from './node/node-client.js';
+import type { NodeTlsMaterial } from './node/node-credentials.js';
+import type { HeartbeatReply } from './node/node-protocol.js';
+import { partitionsPredicate, type PartitionValue } from './partition-keys.js';
+
+/** The rows of the partitions an executor owns, as the `refresh_sql` its acceleration loads. */
+export function ownedRowsSql(dataset: PartitionedDataset, partitions: readonly (readonly PartitionValue[])[]): string {
+  return `SELECT * FROM ${dataset.table} WHERE ${partitionsPredicate(dataset.keys, partitions)}`;
+}
+
+/**
+ * An executor's side of the cluster: beats to every scheduler every ttl/3, learns from the
+ * replies which partitions it owns, and reloads a dataset's acceleration with only those rows
+ * whenever its share changes. Until the first reply a partitioned dataset holds no rows (its
+ * initial `refresh_sql` selects none), so it never serves data it does not own.
+ */
+export class ExecutorAgent {
+  readonly #clients: NodeClient[];
+  readonly #options: { nodeId: string; flightEndpoint: string; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger };
+  /** Predicate SQL loaded per dataset; a dataset reloads when the wanted one differs. */
+  readonly #applied = new Map<string, string>();
+  #wanted = new Map<string, string>();
+  #owned: Readonly<Record<string, PartitionValue[][]>> = {};
+  #revision = -1;
+  #ttlMs: number;
+  #timer: NodeJS.Timeout | undefined;
+  #tick: Promise<void> = Promise.resolve();
+  #stopped = false;
+
+  constructor(options: { nodeId: string; flightEndpoint: string; schedulerAddresses: readonly string[]; tls: NodeTlsMaterial | undefined; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; ttlMs: number }) {
+    this.#clients = options.schedulerAddresses.map((address) => new NodeClient(address, options.tls));
+    this.#options = options;
+    this.#ttlMs = options.ttlMs;
+    for (const dataset of options.datasets) this.#applied.set(dataset.name, ownedRowsSql(dataset, []));
+  }
+
+  /** Partitions owned per dataset, as of the newest reply. */
+  get owned(): Readonly<Record<string, PartitionValue[][]>> {
+    return this.#owned;
+  }
+
+  start(): void {
+    const loop = () => {
+      if (this.#stopped) return;
+      this.#tick = this.beat().finally(() => {
+        if (!this.#stopped) this.#timer = setTimeout(loop, Math.max(50, Math.floor(this.#ttlMs / 3))).unref();
+      });
+    };
+    loop();
+  }
+
+  /** One heartbeat to every scheduler, then reloads what changed. */
+  async beat(): Promise<void> {
+    const request = { node_id: this.#options.nodeId, flight_endpoint: this.#options.flightEndpoint };
+    const replies = await Promise.allSettled(this.#clients.map((client) => client.heartbeat(request)));
+    let newest: HeartbeatReply | undefined;
+    for (const [index, reply] of replies.entries()) {
+      if (reply.status === 'rejected') {
+        this.#options.log.warn('heartbeat to a scheduler failed', { scheduler: this.#clients[index]!.target, error: (reply.reason as Error).message });
+      } else if (newest === undefined || reply.value.revision > newest.revision) {
+        newest = reply.value;
+      }
+    }
+    if (newest !== undefined && newest.revision >= this.#revision) {
+      this.#revision = newest.revision;
+      this.#ttlMs = newest.heartbeat_ttl_ms;
+      this.#owned = newest.partitions;
+      this.#wanted = new Map(this.#options.datasets.map((dataset) => [dataset.name, ownedRowsSql(dataset, newest.partitions[dataset.name] ?? [])]));
+    }
+    await this.reload();
+  }
+
+  /** Reloads each loaded dataset whose owned share differs from what it holds. */
+  async reload(): Promise<void> {
+    for (const [name, sql] of this.#wanted) {
+      if (this.#applied.get(name) === sql) continue;
+      const state = this.#options.engine.dataset(name)?.state;
+      if (state !== 'ready' && state !== 'error') continue; // still loading: the next beat retries
+      try {
+        await this.#options.engine.refresh(name, { refreshSql: sql, refreshMode: 'full' });
+        this.#applied.set(name, sql);
+        this.#options.log.info('owned partitions loaded', { dataset: name, partitions: this.#owned[name]?.length ?? 0, revision: this.#revision });
+      } catch (error) {
+        this.#options.log.warn('loading owned partitions failed; retried on the next heartbeat', { dataset: name, error: (error as Error).message });
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#tick;
+    for (const client of this.#clients) client.close();
+  }
+}
