@@ -208,6 +208,7 @@ export class Runtime {
         metrics: this.#options.metrics,
       },
       cluster: this.#options.cluster ?? SINGLE_NODE,
+      boundEndpoints: () => ({ http: this.#httpEndpoint, flight: this.flightEndpoint }),
       reportListener: (listener: ListenerReport) => this.#pluginListeners.push(listener),
       connectors: this.connectors,
       tools: this.tools,

@@ -22,6 +22,7 @@ export interface PluginHost {
   readonly metrics: MetricsRegistry;
   readonly listenAddresses: ListenAddresses;
   readonly cluster: ClusterNodeOptions;
+  boundEndpoints(): { http: string; flight: string };
   readonly tls: TlsService | undefined;
   reportListener(listener: ListenerReport): void;
   readonly connectors: ConnectorRegistry;
@@ -69,6 +70,7 @@ export function createPluginRuntime(host: PluginHost, pluginName: string): Plugi
     phase: () => host.phase(),
     listenAddresses: host.listenAddresses,
     cluster: host.cluster,
+    boundEndpoints: () => host.boundEndpoints(),
     tls: host.tls,
     reportListener: (listener) => host.reportListener(listener),
     registerConnector: (connector) => host.connectors.register(connector, `plugin "${pluginName}"`),

@@ -94,6 +94,8 @@ export interface PluginRuntime {
   readonly listenAddresses: ListenAddresses;
   /** Cluster flags (all unset on a single node). */
   readonly cluster: ClusterNodeOptions;
+  /** The bound `host:port` of the HTTP and Flight listeners; empty strings until they listen (after `startup`). */
+  boundEndpoints(): { http: string; flight: string };
   /** The TLS service every listener follows (reloads on SIGHUP); undefined when runtime.tls is off. */
   readonly tls: TlsService | undefined;
   /** Shows a plugin's listener in `/v1/status` (and `quarry status`). */

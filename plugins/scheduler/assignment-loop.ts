@@ -15,6 +15,8 @@ export interface AssignmentLoopOptions {
   readonly query: DistinctQuery;
   /** Whether a dataset can be read for discovery now (loaded); skipped this round otherwise. */
   readonly readable: (dataset: string) => boolean;
+  /** The SQL table discovery reads for a dataset. */
+  readonly discoveryTable: (dataset: PartitionedDataset) => string;
   readonly log: Logger;
   readonly onRound?: (result: RoundResult) => void;
 }
@@ -69,7 +71,7 @@ export class AssignmentLoop {
     for (const dataset of this.#options.datasets) {
       if (!this.#options.readable(dataset.name)) continue;
       try {
-        const partitions = await discoverPartitions(dataset.name, dataset.table, dataset.keys, this.#options.query, this.#options.discoveryTimeoutMs);
+        const partitions = await discoverPartitions(dataset.name, this.#options.discoveryTable(dataset), dataset.keys, this.#options.query, this.#options.discoveryTimeoutMs);
         discovered.push({ name: dataset.name, partitionBy: dataset.partitionBy, partitions });
       } catch (error) {
         log.warn('partition discovery failed; the dataset keeps its partitions this round', { dataset: dataset.name, error: (error as Error).message });

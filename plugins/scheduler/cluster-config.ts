@@ -11,6 +11,8 @@ export interface PartitionedDataset {
   readonly table: string;
   readonly partitionBy: readonly string[];
   readonly keys: readonly PartitionKey[];
+  /** The live copy of its source a scheduler reads to discover expression partitions. */
+  readonly discoveryName: string;
 }
 
 /** The node's role: the flag, else scheduler when the manifest has `runtime.scheduler`, else none (a single node). */
@@ -48,7 +50,8 @@ export function checkClusterManifest(manifest: Manifest, role: NodeRole | undefi
       warnings.push(`dataset "${dataset.name}": acceleration.partition_by has no effect on a single node (it applies in cluster mode)`);
       continue;
     }
-    datasets.push({ name: dataset.name, table: tableName(dataset.name), partitionBy: keys.map((key) => key.text), keys });
+    const discoveryName = `cluster_source.${dataset.name.replaceAll('.', '__')}`;
+    datasets.push({ name: dataset.name, table: tableName(dataset.name), partitionBy: keys.map((key) => key.text), keys, discoveryName });
   }
   return { datasets, warnings };
 }

@@ -7,6 +7,11 @@ defineErrorCodes({
     grpc: GRPC.INVALID_ARGUMENT,
     description: 'Cluster mode is misconfigured: an accelerated dataset has no `acceleration.partition_by`, a `partition_by` expression is not valid (e.g. `bucket(N, column)` with N outside 1..1000000), or a role flag conflicts with the manifest; the message names the dataset or flag and what is accepted.',
   },
+  CLUSTER_PARTITION_UNAVAILABLE: {
+    http: 503,
+    grpc: GRPC.UNAVAILABLE,
+    description: 'A query on a scheduler needs a partition that has no live owner (its executor stopped and the next assignment round has not moved it yet), or the owning executor failed its share of the scan; the message names the dataset and the partitions.',
+  },
   CLUSTER_STATE_CONFLICT: {
     http: 503,
     grpc: GRPC.UNAVAILABLE,

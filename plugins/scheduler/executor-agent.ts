@@ -19,7 +19,7 @@ export function ownedRowsSql(dataset: PartitionedDataset, partitions: readonly (
  */
 export class ExecutorAgent {
   readonly #clients: NodeClient[];
-  readonly #options: { nodeId: string; flightEndpoint: string; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger };
+  readonly #options: { nodeId: string; flightEndpoint: () => string; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger };
   /** Predicate SQL loaded per dataset; a dataset reloads when the wanted one differs. */
   readonly #applied = new Map<string, string>();
   #wanted = new Map<string, string>();
@@ -29,8 +29,9 @@ export class ExecutorAgent {
   #timer: NodeJS.Timeout | undefined;
   #tick: Promise<void> = Promise.resolve();
   #stopped = false;
+  #reloading: Promise<void> = Promise.resolve();
 
-  constructor(options: { nodeId: string; flightEndpoint: string; schedulerAddresses: readonly string[]; tls: NodeTlsMaterial | undefined; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; ttlMs: number }) {
+  constructor(options: { nodeId: string; flightEndpoint: () => string; schedulerAddresses: readonly string[]; tls: NodeTlsMaterial | undefined; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; ttlMs: number }) {
     this.#clients = options.schedulerAddresses.map((address) => new NodeClient(address, options.tls));
     this.#options = options;
     this.#ttlMs = options.ttlMs;
@@ -54,7 +55,10 @@ export class ExecutorAgent {
 
   /** One heartbeat to every scheduler, then reloads what changed. */
   async beat(): Promise<void> {
-    const request = { node_id: this.#options.nodeId, flight_endpoint: this.#options.flightEndpoint };
+    const flightEndpoint = this.#options.flightEndpoint();
+    // Before its Flight listener is bound an executor cannot serve scans: it waits to beat.
+    if (flightEndpoint === '') return;
+    const request = { node_id: this.#options.nodeId, flight_endpoint: flightEndpoint };
     const replies = await Promise.allSettled(this.#clients.map((client) => client.heartbeat(request)));
     let newest: HeartbeatReply | undefined;
     for (const [index, reply] of replies.entries()) {
@@ -73,8 +77,13 @@ export class ExecutorAgent {
     await this.reload();
   }
 
-  /** Reloads each loaded dataset whose owned share differs from what it holds. */
-  async reload(): Promise<void> {
+  /** Reloads each loaded dataset whose owned share differs from what it holds (one reload pass at a time). */
+  reload(): Promise<void> {
+    this.#reloading = this.#reloading.then(() => this.#reloadChanged());
+    return this.#reloading;
+  }
+
+  async #reloadChanged(): Promise<void> {
     for (const [name, sql] of this.#wanted) {
       if (this.#applied.get(name) === sql) continue;
       const state = this.#options.engine.dataset(name)?.state;

@@ -4,8 +4,9 @@ import type { ManifestSectionSlice } from '../../core/manifest/slice.js';
 import { isConfigured } from '../../core/manifest/presence.js';
 import { openObjectStore } from '../../core/object-store/open-object-store.js';
 import type { QuarryPlugin } from '../../core/plugins/types.js';
+import type { Manifest } from '../../core/manifest/types.js';
 import { AssignmentLoop } from './assignment-loop.js';
-import { checkClusterManifest, clusterRole, type PartitionedDataset } from './cluster-config.js';
+import { checkClusterManifest, clusterRole, tableName, type PartitionedDataset } from './cluster-config.js';
 import type { NodeRole } from './cluster-document.js';
 import { ClusterState } from './cluster-state.js';
 import './errors.js';
@@ -14,6 +15,8 @@ import { ExecutorAgent, ownedRowsSql } from './executor-agent.js';
 import { nodeTlsMaterial } from './node/node-credentials.js';
 import { startNodeServer, type NodeServer } from './node/node-server.js';
 import { schedulerNodeHandlers } from './scheduler-node.js';
+import { ClusterSource } from './routing/cluster-source.js';
+import { QuarryError } from '../../core/errors/quarry-error.js';
 import { schedulerSchema, type SchedulerConfig } from './schema.js';
 
 export const SCHEDULER_PLUGIN_NAME = 'scheduler';
@@ -38,7 +41,18 @@ export function createSchedulerPlugin(): QuarryPlugin {
       let loop: AssignmentLoop | undefined;
       let nodeServer: NodeServer | undefined;
       let agent: ExecutorAgent | undefined;
+      let routed = false;
       const lostRaces = runtime.metrics.counter('scheduler_state_conflicts', { description: 'Writes of the shared cluster document that lost a compare-and-swap race and were retried' });
+
+      // A partitioned dataset on a scheduler reads from the executors that own its partitions.
+      runtime.registerConnector({
+        schemes: ['cluster'],
+        resolve(dataset) {
+          const entry = partitioned.find((candidate) => candidate.name === dataset.location);
+          if (entry === undefined || state === undefined) throw new QuarryError('CLUSTER_CONFIG_INVALID', `dataset "${dataset.name}": from: cluster: is set by a scheduler for its partitioned datasets, not written in a manifest`);
+          return new ClusterSource(entry, state, (sql) => runtime.engine.runInternal(sql), runtime.log);
+        },
+      });
 
       runtime.hooks.config.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async (manifest) => {
         const hasSection = isConfigured(manifest, 'runtime.scheduler');
@@ -46,6 +60,9 @@ export function createSchedulerPlugin(): QuarryPlugin {
         const checked = checkClusterManifest(manifest, role, hasSection);
         for (const warning of checked.warnings) runtime.log.warn(warning);
         partitioned = checked.datasets;
+        // Without a node listener no executor can join, so the scheduler keeps its datasets local.
+        routed = role === 'scheduler' && runtime.cluster.nodeBindAddress !== undefined;
+        if (routed) return routedThroughExecutors(manifest, partitioned);
         if (role !== 'executor') return manifest;
         // An executor loads no rows until a scheduler says what it owns; its agent then reloads
         // with the owned share (and on the dataset's refresh_check_interval, with that share).
@@ -77,7 +94,7 @@ export function createSchedulerPlugin(): QuarryPlugin {
           const nodeId = runtime.cluster.nodeAdvertiseAddress ?? `${os.hostname()}-${process.pid}`;
           agent = new ExecutorAgent({
             nodeId,
-            flightEndpoint: runtime.listenAddresses.flight ?? '',
+            flightEndpoint: () => runtime.boundEndpoints().flight,
             schedulerAddresses: runtime.cluster.schedulerAddresses,
             tls: nodeTlsMaterial(runtime.cluster),
             datasets: partitioned,
@@ -122,7 +139,13 @@ export function createSchedulerPlugin(): QuarryPlugin {
           intervalMs: config.partition_assignment_interval,
           discoveryTimeoutMs: config.partition_discovery_timeout,
           query: (sql) => runtime.engine.runInternal(sql),
-          readable: (name) => runtime.engine.dataset(name)?.state === 'ready',
+          // Routed, a scheduler discovers expression partitions from the live copy of the source.
+          discoveryTable: (dataset) => (routed ? tableName(dataset.discoveryName) : dataset.table),
+          readable: (name) => {
+            const entry = partitioned.find((candidate) => candidate.name === name);
+            if (entry === undefined || entry.keys.every((key) => key.kind === 'bucket')) return true; // buckets need no data
+            return runtime.engine.dataset(routed ? entry.discoveryName : entry.name)?.state === 'ready';
+          },
           log: runtime.log,
         });
         loop.start();
@@ -138,4 +161,20 @@ export function createSchedulerPlugin(): QuarryPlugin {
       });
     },
   };
+}
+
+/**
+ * A scheduler holds no partitioned data: each partitioned dataset becomes `from: cluster:<name>`
+ * (read live from the executors), and one with expression keys also gets a live copy of its
+ * source, `cluster_source.<name>`, that partition discovery reads (SELECT DISTINCT).
+ */
+function routedThroughExecutors(manifest: Manifest, partitioned: readonly PartitionedDataset[]): Manifest {
+  const datasets = manifest.datasets.flatMap((dataset) => {
+    const entry = partitioned.find((candidate) => candidate.name === dataset.name);
+    if (entry === undefined) return [dataset];
+    const routed = { ...dataset, from: `cluster:${dataset.name}`, params: {}, acceleration: undefined, access: 'read' as const };
+    if (entry.keys.every((key) => key.kind === 'bucket')) return [routed];
+    return [{ ...dataset, name: entry.discoveryName, acceleration: undefined, access: 'read' as const }, routed];
+  });
+  return { ...manifest, datasets };
 }

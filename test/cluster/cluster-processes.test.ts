@@ -1,4 +1,5 @@
 import test from 'ava';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,8 +8,9 @@ import { FileObjectStore } from '../../core/object-store/file-object-store.js';
 import { ownedPartitionCounts, type ClusterDocument } from '../../plugins/scheduler/cluster-document.js';
 import { ClusterState } from '../../plugins/scheduler/cluster-state.js';
 import { createTestPki, type TestPki } from '../helpers/certificates.js';
-import { runCommand, startDaemon, waitForOutput, type Daemon } from '../helpers/daemon.js';
+import { runCommand, startDaemon, type Daemon } from '../helpers/daemon.js';
 import { writeManifestDirectory } from '../helpers/runtime.js';
+import { spawnScheduler, stopAll, waitFor } from './cluster-helpers.js';
 
 // Real quarryd processes on loopback: one scheduler, three executors, node traffic over mTLS.
 // Serial: four runtimes at once already fill this machine's two cores.
@@ -48,16 +50,6 @@ async function rowCount(daemon: Daemon, sql: string): Promise<number> {
   return rows[0]!.n;
 }
 
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined && done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 const everyOwned = (document: ClusterDocument, owners: number) => {
   const partitions = Object.values(document.datasets['orders']?.partitions ?? {});
   return partitions.length === 12 && partitions.every((partition) => partition.owner !== null) && ownedPartitionCounts(document).size === owners;
@@ -68,14 +60,15 @@ test.serial('executors fetch the app definition over mTLS, load only the partiti
   const manifestDirectory = writeManifestDirectory({ manifest: manifest(`${pathToFileURL(stateDirectory).href}/`), withQuickstartData: true });
   const daemons: Daemon[] = [];
   try {
-    const scheduler = await startDaemon([manifestDirectory, '--role', 'scheduler', '--node-bind-address', '127.0.0.1:0', '--node-advertise-address', 'scheduler-1', ...nodeTls(pki.server)]);
-    daemons.push(scheduler);
-    const nodeEndpoint = (await waitForOutput(scheduler, /node listening endpoint=([\d.:]+)/, 30_000))[1]!;
+    const started = await spawnScheduler([manifestDirectory, '--role', 'scheduler', '--node-bind-address', '127.0.0.1:0', '--node-advertise-address', 'scheduler-1', ...nodeTls(pki.server)]);
+    daemons.push(started.daemon);
+    const nodeEndpoint = started.nodeEndpoint;
     for (const name of ['executor-a', 'executor-b', 'executor-c']) {
       // No manifest: each fetches the app definition from the scheduler.
       daemons.push(await startDaemon(['--scheduler-address', `grpc://${nodeEndpoint}`, '--node-advertise-address', name, ...nodeTls(pki.client)]));
     }
     const [, a, b, c] = daemons as [Daemon, Daemon, Daemon, Daemon];
+    const scheduler = await started.http();
     const state = new ClusterState(new FileObjectStore(stateDirectory));
     const document = await waitFor(() => state.read(), (current) => everyOwned(current, 3), 'all 12 partitions owned by the 3 executors');
     t.deepEqual(Object.fromEntries(ownedPartitionCounts(document)), { 'executor-a': 4, 'executor-b': 4, 'executor-c': 4 });
@@ -87,9 +80,15 @@ test.serial('executors fetch the app definition over mTLS, load only the partiti
     t.notRegex(readFileSync(path.join(os.tmpdir(), fetched![0]), 'utf8'), /scheduler|state_location/);
 
     // Each executor holds exactly the rows of its own buckets; together, all rows once.
-    const total = await rowCount(scheduler, 'SELECT count(*)::INTEGER AS n FROM orders');
+    // The reference count, read from the data file itself.
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    const total = Number((await connection.runAndReadAll(`SELECT count(*) AS n FROM '${path.join(manifestDirectory, 'data/orders.parquet')}'`)).getRowObjectsJS()[0]!['n']);
+    connection.closeSync();
+    instance.closeSync();
     const counts = await waitFor(async () => Promise.all([a, b, c].map((executor) => rowCount(executor, 'SELECT count(*)::INTEGER AS n FROM orders'))), (values) => values.reduce((sum, value) => sum + value, 0) === total && values.every((value) => value > 0), 'executors loaded their shares');
     t.log(`rows per executor: ${counts.join(', ')} of ${total}`);
+    t.is(await waitFor(() => rowCount(scheduler, 'SELECT count(*)::INTEGER AS n FROM orders'), (n) => n === total, 'the scheduler counts every row through the executors'), total);
     for (const [index, executor] of [a, b, c].entries()) {
       const name = ['executor-a', 'executor-b', 'executor-c'][index]!;
       const owned = Object.values(document.datasets['orders']!.partitions).filter((partition) => partition.owner === name).map((partition) => partition.values[0]);
@@ -107,10 +106,7 @@ test.serial('executors fetch the app definition over mTLS, load only the partiti
     await waitFor(async () => (await rowCount(a, 'SELECT count(*)::INTEGER AS n FROM orders')) + (await rowCount(c, 'SELECT count(*)::INTEGER AS n FROM orders')), (sum) => sum === total, 'the 2 live executors reloaded to hold every row');
     t.pass();
   } finally {
-    for (const daemon of daemons) {
-      if (daemon.child.exitCode === null && daemon.child.signalCode === null) daemon.child.kill('SIGTERM');
-      await daemon.exited;
-    }
+    await stopAll(daemons);
     rmSync(stateDirectory, { recursive: true, force: true });
     rmSync(manifestDirectory, { recursive: true, force: true });
   }
@@ -121,8 +117,9 @@ test.serial('an executor with a certificate from another CA is refused; plaintex
   const manifestDirectory = writeManifestDirectory({ manifest: manifest(`${pathToFileURL(stateDirectory).href}/`), withQuickstartData: true });
   let scheduler: Daemon | undefined;
   try {
-    scheduler = await startDaemon([manifestDirectory, '--role', 'scheduler', '--node-bind-address', '127.0.0.1:0', ...nodeTls(pki.server)]);
-    const nodeEndpoint = (await waitForOutput(scheduler, /node listening endpoint=([\d.:]+)/, 30_000))[1]!;
+    const started = await spawnScheduler([manifestDirectory, '--role', 'scheduler', '--node-bind-address', '127.0.0.1:0', ...nodeTls(pki.server)]);
+    scheduler = started.daemon;
+    const nodeEndpoint = started.nodeEndpoint;
     const foreign = await runCommand('quarryd', ['--scheduler-address', `grpc://${nodeEndpoint}`, ...nodeTls(pki.foreignClient).slice(0, 2), '--node-mtls-certificate-file', pki.foreignClient.certFile, '--node-mtls-key-file', pki.foreignClient.keyFile, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0']);
     t.is(foreign.code, 1);
     t.regex(foreign.stderr, /error \[CLUSTER_NODE_UNREACHABLE\]: no scheduler gave the app definition: scheduler 127\.0\.0\.1:\d+:/);
