@@ -15,6 +15,7 @@ import { ExecutorAgent, ownedRowsSql } from './executor-agent.js';
 import { nodeTlsMaterial } from './node/node-credentials.js';
 import { startNodeServer, type NodeServer } from './node/node-server.js';
 import { schedulerNodeHandlers } from './scheduler-node.js';
+import { clusterSummary, nodeReports, registerReadinessGate, reportsOf, type NodeReport } from './operations.js';
 import { ClusterSource } from './routing/cluster-source.js';
 import { QuarryError } from '../../core/errors/quarry-error.js';
 import { schedulerSchema, type SchedulerConfig } from './schema.js';
@@ -77,6 +78,15 @@ export function createSchedulerPlugin(): QuarryPlugin {
         };
       });
 
+      registerReadinessGate(runtime.http, { isScheduler: () => role === 'scheduler', state: () => state });
+      runtime.http.get('/v1/cluster', async (_request, reply) => {
+        if (state === undefined) return reply.status(404).send({ error: { code: 'NOT_FOUND', message: '/v1/cluster is served by a scheduler (--role scheduler)' } });
+        return { nodes: await nodeReports(state) };
+      });
+      // What /v1/status shows on a scheduler: one `cluster` line listing live nodes and what they own.
+      let reports: NodeReport[] = [];
+      runtime.metrics.gauge('node_status', { description: 'Cluster nodes as this node last saw them: 1 live, 0 heartbeat expired' }, () =>
+        reports.map((report) => ({ value: report.live ? 1 : 0, attributes: { node_id: report.node_id, role: report.role } })));
       runtime.metrics.gauge('scheduler_active_executors_count', { description: 'Executors whose heartbeat had not expired at the last assignment round' }, () =>
         loop?.last === undefined ? [] : [{ value: loop.last.liveExecutors.length }]);
       runtime.metrics.gauge('scheduler_executor_assignments', { description: 'Partitions each executor owns, as of the last assignment round' }, () => {
@@ -147,8 +157,12 @@ export function createSchedulerPlugin(): QuarryPlugin {
             return runtime.engine.dataset(routed ? entry.discoveryName : entry.name)?.state === 'ready';
           },
           log: runtime.log,
+          onRound: (result) => {
+            reports = reportsOf(result.document, new Set([...result.liveExecutors, nodeId]));
+          },
         });
         loop.start();
+        runtime.reportListener({ name: 'cluster', endpoint: () => clusterSummary(reports), status: () => (reports.some((report) => report.role === 'executor' && report.live) ? 'Ready' : 'Initializing') });
         runtime.log.info('cluster scheduler started', { node_id: nodeId, state_location: config.state_location, partitioned_datasets: partitioned.length });
       });
 

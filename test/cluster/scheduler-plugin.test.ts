@@ -53,7 +53,7 @@ test('a scheduler discovers bucket partitions and assigns them to live executors
   const executors = ['executor-a', 'executor-b'].map((id) => new Membership({ state, nodeId: id, role: 'executor', address: id, ttlMs: 5_000 }));
   for (const executor of executors) await executor.start();
   try {
-    await withRuntime(t, { manifest: clusterManifest(stateUri(directory), "'bucket(12, customer_id)'"), withQuickstartData: true }, async ({ runtime, logs }) => {
+    await withRuntime(t, { manifest: clusterManifest(stateUri(directory), "'bucket(12, customer_id)'"), withQuickstartData: true }, async ({ runtime, logs, baseUrl }) => {
       const document = await waitFor(() => state.read(), (current) => Object.values(current.datasets['orders']?.partitions ?? {}).every((partition) => partition.owner !== null) && Object.keys(current.datasets['orders']?.partitions ?? {}).length === 12);
       t.deepEqual(Object.fromEntries(ownedPartitionCounts(document)), { 'executor-a': 6, 'executor-b': 6 });
       t.deepEqual(document.datasets['orders']!.partition_by, ['bucket(12, customer_id)']);
@@ -65,6 +65,29 @@ test('a scheduler discovers bucket partitions and assigns them to live executors
       t.true(rounds.every((record) => (record.fields?.['assigned'] as number) <= 5));
       t.is(runtime.metrics.value('scheduler_active_executors_count'), 2);
       t.is(runtime.metrics.value('scheduler_executor_assignments', { executor: 'executor-a' }), 6);
+      t.is(runtime.metrics.value('node_status', { node_id: 'executor-b', role: 'executor' }), 1);
+
+      // Operations: the executor quorum gate of /v1/ready, nodes in /v1/status and /v1/cluster.
+      const ready = async (query: string) => {
+        const response = await fetch(`${baseUrl}/v1/ready?${query}`);
+        return `${response.status} ${await response.text()}`;
+      };
+      t.is(await ready('min_ready_executors=2'), '200 ready');
+      t.is(await ready('min_ready_executors=3'), '503 not ready');
+      t.is(await ready('min_ready_executors_percent=100'), '200 ready');
+      t.is(await ready('min_ready_executors_percent=150'), '400 min_ready_executors_percent must be between 0 and 100');
+      t.is(await ready('min_ready_executors=-1'), '400 min_ready_executors must be a whole number of 0 or more, got "-1"');
+      const status = await (await fetch(`${baseUrl}/v1/status`)).json() as Array<{ name: string; endpoint: string; status: string }>;
+      const cluster = status.find((entry) => entry.name === 'cluster');
+      t.is(cluster?.status, 'Ready');
+      t.regex(cluster!.endpoint, /executor-a \(executor, 6 orders\); executor-b \(executor, 6 orders\)/);
+      const nodes = (await (await fetch(`${baseUrl}/v1/cluster`)).json() as { nodes: Array<{ node_id: string; role: string; live: boolean; partitions: Record<string, number> }> }).nodes;
+      t.deepEqual(nodes.filter((node) => node.role === 'executor'), [
+        { node_id: 'executor-a', role: 'executor', address: 'executor-a', live: true, partitions: { orders: 6 } },
+        { node_id: 'executor-b', role: 'executor', address: 'executor-b', live: true, partitions: { orders: 6 } },
+      ]);
+      await executors[1]!.stop();
+      t.is(await ready('min_ready_executors_percent=100'), '503 not ready', 'one of two executors left: 50%');
     });
   } finally {
     for (const executor of executors) await executor.stop();
@@ -147,4 +170,13 @@ test('a bad partition_by is refused at start-up with the dataset and the rule', 
   } finally {
     rmSync(manifestDirectory, { recursive: true, force: true });
   }
+});
+
+test('the executor quorum gate on a node that is not a scheduler is a 400', async (t) => {
+  await withRuntime(t, { manifest: 'version: v2\nkind: Spicepod\nname: single\n' }, async ({ baseUrl }) => {
+    const response = await fetch(`${baseUrl}/v1/ready?min_ready_executors=1`);
+    t.is(response.status, 400);
+    t.is(await response.text(), 'min_ready_executors and min_ready_executors_percent apply only to a scheduler (--role scheduler)');
+    t.is((await fetch(`${baseUrl}/v1/ready`)).status, 200, 'without the gate, readiness as before');
+  });
 });
