@@ -4,7 +4,7 @@ import type { PartitionedDataset } from './cluster-config.js';
 import { NodeClient } from './node/node-client.js';
 import type { NodeTlsMaterial } from './node/node-credentials.js';
 import type { HeartbeatReply } from './node/node-protocol.js';
-import { partitionsPredicate, type PartitionValue } from './partition-keys.js';
+import { partitionId, partitionsPredicate, type PartitionValue } from './partition-keys.js';
 
 /** The rows of the partitions an executor owns, as the `refresh_sql` its acceleration loads. */
 export function ownedRowsSql(dataset: PartitionedDataset, partitions: readonly (readonly PartitionValue[])[]): string {
@@ -23,6 +23,9 @@ export class ExecutorAgent {
   /** Predicate SQL loaded per dataset; a dataset reloads when the wanted one differs. */
   readonly #applied = new Map<string, string>();
   #wanted = new Map<string, string>();
+  /** Partition ids each dataset's table holds now, and the ids wanted with each wanted predicate. */
+  readonly #held = new Map<string, ReadonlySet<string>>();
+  #wantedIds = new Map<string, ReadonlySet<string>>();
   #owned: Readonly<Record<string, PartitionValue[][]>> = {};
   #revision = -1;
   #ttlMs: number;
@@ -73,6 +76,7 @@ export class ExecutorAgent {
       this.#ttlMs = newest.heartbeat_ttl_ms;
       this.#owned = newest.partitions;
       this.#wanted = new Map(this.#options.datasets.map((dataset) => [dataset.name, ownedRowsSql(dataset, newest.partitions[dataset.name] ?? [])]));
+      this.#wantedIds = new Map(this.#options.datasets.map((dataset) => [dataset.name, new Set((newest.partitions[dataset.name] ?? []).map(partitionId))]));
     }
     await this.reload();
   }
@@ -88,14 +92,25 @@ export class ExecutorAgent {
       if (this.#applied.get(name) === sql) continue;
       const state = this.#options.engine.dataset(name)?.state;
       if (state !== 'ready' && state !== 'error') continue; // still loading: the next beat retries
+      const ids = this.#wantedIds.get(name) ?? new Set<string>();
+      // While the table is swapped, hold only what both the old and the new share contain.
+      const before = this.#held.get(name) ?? new Set<string>();
+      this.#held.set(name, new Set([...before].filter((id) => ids.has(id))));
       try {
         await this.#options.engine.refresh(name, { refreshSql: sql, refreshMode: 'full' });
         this.#applied.set(name, sql);
+        this.#held.set(name, ids);
         this.#options.log.info('owned partitions loaded', { dataset: name, partitions: this.#owned[name]?.length ?? 0, revision: this.#revision });
       } catch (error) {
         this.#options.log.warn('loading owned partitions failed; retried on the next heartbeat', { dataset: name, error: (error as Error).message });
       }
     }
+  }
+
+  /** The requested partitions of `dataset` this executor's table does not hold (empty when it holds them all). */
+  missing(dataset: string, partitions: readonly string[]): string[] {
+    const held = this.#held.get(dataset) ?? new Set<string>();
+    return partitions.filter((id) => !held.has(id));
   }
 
   async stop(): Promise<void> {

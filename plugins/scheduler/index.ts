@@ -16,7 +16,7 @@ import { nodeTlsMaterial } from './node/node-credentials.js';
 import { startNodeServer, type NodeServer } from './node/node-server.js';
 import { schedulerNodeHandlers } from './scheduler-node.js';
 import { clusterSummary, nodeReports, registerReadinessGate, reportsOf, type NodeReport } from './operations.js';
-import { ClusterSource } from './routing/cluster-source.js';
+import { ClusterSource, PARTITIONS_HEADER } from './routing/cluster-source.js';
 import { QuarryError } from '../../core/errors/quarry-error.js';
 import { schedulerSchema, type SchedulerConfig } from './schema.js';
 
@@ -113,6 +113,15 @@ export function createSchedulerPlugin(): QuarryPlugin {
             ttlMs: 3_000,
           });
           agent.start();
+          runtime.hooks.query.before.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async (query) => {
+            const expected = query.inbound?.headers[PARTITIONS_HEADER];
+            if (expected === undefined || agent === undefined) return;
+            const { dataset, partitions } = JSON.parse(expected) as { dataset: string; partitions: string[] };
+            const missing = agent.missing(dataset, partitions);
+            if (missing.length > 0) {
+              throw new QuarryError('CLUSTER_PARTITION_UNAVAILABLE', `executor ${nodeId} does not hold ${missing.length} partition(s) of dataset "${dataset}" yet: ${missing.slice(0, 10).join(', ')} (loading after a reassignment)`);
+            }
+          });
           runtime.hooks.datasets.loaded.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async () => {
             // The first load (no rows) finished: take the owned share without waiting a beat.
             void agent?.reload();

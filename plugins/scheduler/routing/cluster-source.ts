@@ -6,12 +6,15 @@ import { QuarryError } from '../../../core/errors/quarry-error.js';
 import { FlightSqlClient } from '../../../core/flight/client/flight-sql-client.js';
 import type { PartitionedDataset } from '../cluster-config.js';
 import type { ClusterState } from '../cluster-state.js';
-import { partitionsPredicate, type PartitionValue } from '../partition-keys.js';
+import { partitionId, partitionsPredicate, type PartitionValue } from '../partition-keys.js';
 import '../errors.js';
 import { duckdbColumnType } from '../../../core/engine/fetch/duckdb-column-types.js';
 import { partitionFilter, type BucketsOf } from './partition-pruning.js';
 import { scanLiteral } from './scan-sql.js';
 import { executorScanSql } from './scan-sql.js';
+
+/** Names the partitions a scheduler's scan leg expects the executor to hold. */
+export const PARTITIONS_HEADER = 'x-quarry-cluster-partitions';
 
 /** How long a scheduler trusts its read of ownership and liveness (one object-store read per scan at most this often). */
 const VIEW_TTL_MS = 500;
@@ -38,8 +41,6 @@ export class ClusterSource implements FetchSource {
   readonly #clients = new Map<string, FlightSqlClient>();
   #view: ClusterView | undefined;
   #columns: string[] = [];
-  /** Rows each executor returned, for the pruning figure of the cluster benchmark. */
-  readonly scannedRows = new Map<string, number>();
 
   #schema: Schema | undefined;
 
@@ -101,7 +102,9 @@ export class ClusterSource implements FetchSource {
     const legs = await Promise.all([...byOwner].map(async ([owner, partitions]) => {
       const sql = executorScanSql(this.#dataset.table, this.#columns, request, partitionsPredicate(this.#dataset.keys, partitions));
       try {
-        return { owner, stream: await this.#client(view.addresses.get(owner)!).queryStream(sql, { signal: request.signal }) };
+        // The executor checks it holds these partitions before it answers (a share that just moved is refused, never empty).
+        const headers = { [PARTITIONS_HEADER]: JSON.stringify({ dataset: this.#dataset.name, partitions: partitions.map(partitionId) }) };
+        return { owner, stream: await this.#client(view.addresses.get(owner)!).queryStream(sql, { signal: request.signal, headers }) };
       } catch (error) {
         throw new QuarryError('CLUSTER_PARTITION_UNAVAILABLE', `dataset "${this.#dataset.name}": executor ${owner} failed its share of the scan: ${(error as Error).message}`, { cause: error });
       }
@@ -118,7 +121,7 @@ export class ClusterSource implements FetchSource {
         }
       } finally {
         stream.cancel();
-        this.scannedRows.set(owner, (this.scannedRows.get(owner) ?? 0) + rows);
+        this.#log.debug('cluster leg', { dataset: this.#dataset.name, executor: owner, rows });
       }
     }
   }
