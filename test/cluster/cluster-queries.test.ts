@@ -6,7 +6,8 @@ import { pathToFileURL } from 'node:url';
 import { FileObjectStore } from '../../core/object-store/file-object-store.js';
 import { ownedPartitionCounts } from '../../plugins/scheduler/cluster-document.js';
 import { ClusterState } from '../../plugins/scheduler/cluster-state.js';
-import { startDaemon, type Daemon } from '../helpers/daemon.js';
+import { FlightSqlClient } from '../../core/flight/client/flight-sql-client.js';
+import { runCommand, startDaemon, type Daemon } from '../helpers/daemon.js';
 import { writeManifestDirectory } from '../helpers/runtime.js';
 import { spawnScheduler, stopAll, waitFor } from './cluster-helpers.js';
 
@@ -92,6 +93,32 @@ test.serial('a scheduler and three executors answer like one node; pruning by pa
     const owners = new Set(Object.values((await state.read()).datasets['orders']!.partitions).map((partition) => partition.owner));
     t.deepEqual(fullScan![1]!.split(','), [...owners].sort() as string[], 'a scan without a key filter asks every owner of the dataset');
     t.is(fullScan![2], '6');
+
+    // Flight SQL on the scheduler routes the same way as HTTP.
+    const flightEndpoint = /Flight listening endpoint=(grpc:\/\/[\d.:]+)/.exec(schedulerProcess.output())![1]!;
+    const flight = FlightSqlClient.connect({ endpoint: flightEndpoint });
+    try {
+      const { table } = await flight.query('SELECT count(*) AS n FROM orders WHERE customer_id < 100');
+      t.is(Number(table.get(0)!['n']), JSON.parse((await sqlText(single, 'SELECT count(*) AS n FROM orders WHERE customer_id < 100')).body)[0].n);
+    } finally {
+      flight.close();
+    }
+
+    // quarry status lists the nodes and what they own.
+    const status = await runCommand('quarry', ['status', '--endpoint', scheduler.baseUrl]);
+    t.is(status.code, 0, status.stderr);
+    t.regex(status.stdout, /cluster.*executor-[abc] \(executor, \d+ orders/);
+
+    // An executor refuses a scan leg for a partition it does not hold (never an empty answer).
+    const document = await state.read();
+    const [foreignId, foreignPartition] = Object.entries(document.datasets['orders']!.partitions).find(([, partition]) => partition.owner !== 'executor-a')!;
+    const executorA = FlightSqlClient.connect({ endpoint: document.members['executor-a']!.address });
+    try {
+      const refused = await executorA.query(`SELECT count(*) FROM orders WHERE CAST(hash(customer_id) % 6 AS INTEGER) = ${foreignPartition.values[0]}`, { 'x-quarry-cluster-partitions': JSON.stringify({ dataset: 'orders', partitions: [foreignId] }) }).then(() => undefined, (error: Error) => error);
+      t.regex(String(refused?.message), /executor executor-a does not hold 1 partition\(s\) of dataset "orders" yet/);
+    } finally {
+      executorA.close();
+    }
 
     // kill -9 an executor owning part of orders: its partitions have no live owner until the next round.
     const victimName = [...owners].sort()[0]!;
