@@ -33,12 +33,18 @@ export class ExecutorAgent {
   #tick: Promise<void> = Promise.resolve();
   #stopped = false;
   #reloading: Promise<void> = Promise.resolve();
+  #connected = false;
 
   constructor(options: { nodeId: string; flightEndpoint: () => string; schedulerAddresses: readonly string[]; tls: NodeTlsMaterial | undefined; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; ttlMs: number }) {
     this.#clients = options.schedulerAddresses.map((address) => new NodeClient(address, options.tls));
     this.#options = options;
     this.#ttlMs = options.ttlMs;
     for (const dataset of options.datasets) this.#applied.set(dataset.name, ownedRowsSql(dataset, []));
+  }
+
+  /** Whether the last heartbeat reached at least one scheduler. */
+  get connected(): boolean {
+    return this.#connected;
   }
 
   /** Partitions owned per dataset, as of the newest reply. */
@@ -71,6 +77,7 @@ export class ExecutorAgent {
         newest = reply.value;
       }
     }
+    this.#connected = newest !== undefined;
     if (newest !== undefined && newest.revision >= this.#revision) {
       this.#revision = newest.revision;
       this.#ttlMs = newest.heartbeat_ttl_ms;

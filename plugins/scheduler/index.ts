@@ -126,6 +126,12 @@ export function createSchedulerPlugin(): QuarryPlugin {
             // The first load (no rows) finished: take the owned share without waiting a beat.
             void agent?.reload();
           });
+          // On an executor, /v1/status shows its role and the partitions it owns.
+          runtime.reportListener({
+            name: 'cluster',
+            endpoint: () => `${nodeId} (executor${Object.entries(agent?.owned ?? {}).filter(([, owned]) => owned.length > 0).map(([dataset, owned]) => `, ${owned.length} ${dataset}`).join('')})`,
+            status: () => (agent?.connected ? 'Ready' : 'Initializing'),
+          });
           runtime.log.info('cluster executor started', { node_id: nodeId, schedulers: runtime.cluster.schedulerAddresses.join(','), partitioned_datasets: partitioned.length });
           return;
         }

@@ -95,6 +95,10 @@ test.serial('executors fetch the app definition over mTLS, load only the partiti
       t.is(await rowCount(executor, `SELECT count(*)::INTEGER AS n FROM orders WHERE CAST(hash(customer_id) % 12 AS INTEGER) NOT IN (${owned.join(',')})`), 0, `${name} holds no row of another executor's bucket`);
     }
 
+    // An executor's /v1/status names its role and what it owns.
+    const executorStatus = await (await fetch(`${a.baseUrl}/v1/status`)).json() as Array<{ name: string; endpoint: string; status: string }>;
+    t.like(executorStatus.find((entry) => entry.name === 'cluster'), { endpoint: 'executor-a (executor, 4 orders)', status: 'Ready' });
+
     // kill -9 one executor: within its heartbeat ttl plus one interval its 4 buckets move.
     const killedAt = Date.now();
     b.child.kill('SIGKILL');
