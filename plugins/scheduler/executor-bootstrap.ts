@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { QuarryError } from '../../core/errors/quarry-error.js';
@@ -26,6 +26,8 @@ export async function fetchAppDefinition(cluster: ClusterNodeOptions, nodeId: st
       const directory = mkdtempSync(path.join(os.tmpdir(), 'quarry-executor-'));
       const manifestPath = path.join(directory, 'quarry.yaml');
       writeFileSync(manifestPath, definition.manifest_yaml, { mode: 0o600 });
+      // The copy lives as long as the executor (kept while it runs, for operators to read).
+      process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
       return { manifestPath, baseDirectory: existsSync(definition.base_directory) ? definition.base_directory : process.cwd() };
     } catch (error) {
       failures.push((error as Error).message);
