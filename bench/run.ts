@@ -9,6 +9,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   'cache-hit': () => import('./cache-hit/run.js'),
   'tls-reload': () => import('./tls-reload/run.js'),
   startup: () => import('./startup/run.js'),
+  cluster: () => import('./cluster/run.js'),
 };
 
 const name = process.argv[2];

@@ -17,7 +17,7 @@ import type { Logger } from './log.js';
 import type { Manifest, ManifestSource } from './manifest/types.js';
 import { createPluginRuntime } from './plugins/context.js';
 import { OutboundClient } from './outbound/client.js';
-import type { ListenerReport, QuarryPlugin } from './plugins/types.js';
+import type { ClusterNodeOptions, ListenerReport, QuarryPlugin } from './plugins/types.js';
 import { QueryPipeline } from './pipeline/pipeline.js';
 import { deepFreeze } from './text/deep-freeze.js';
 import { MetricsRegistry } from './metrics/registry.js';
@@ -36,7 +36,20 @@ export interface RuntimeOptions {
   flight?: string | false;
   /** Metrics listen address (`--metrics`); off unless given. Served by the telemetry plugin. */
   metrics?: string;
+  /** Cluster flags (`--role`, `--scheduler-address`, `--node-*`); a single node when absent. */
+  cluster?: ClusterNodeOptions;
 }
+
+const SINGLE_NODE: ClusterNodeOptions = {
+  role: undefined,
+  schedulerAddresses: [],
+  nodeBindAddress: undefined,
+  nodeAdvertiseAddress: undefined,
+  mtlsCaCertificateFile: undefined,
+  mtlsCertificateFile: undefined,
+  mtlsKeyFile: undefined,
+  allowInsecureConnections: false,
+};
 
 /**
  * The runtime: hooks, plugins, engine, pipeline and listeners, moved through explicit
@@ -203,6 +216,8 @@ export class Runtime {
         flight: this.#options.flight === false ? undefined : (this.#options.flight ?? '127.0.0.1:50051'),
         metrics: this.#options.metrics,
       },
+      cluster: this.#options.cluster ?? SINGLE_NODE,
+      boundEndpoints: () => ({ http: this.#httpEndpoint, flight: this.flightEndpoint }),
       reportListener: (listener: ListenerReport) => this.#pluginListeners.push(listener),
       connectors: this.connectors,
       tools: this.tools,

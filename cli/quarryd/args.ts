@@ -1,8 +1,12 @@
 import { parseArgs } from 'node:util';
 import type { OutputLevel } from '../../core/log.js';
+import type { ClusterNodeOptions } from '../../core/plugins/types.js';
 
 export interface DaemonArguments {
   manifestPath: string;
+  /** Whether MANIFEST was given (an executor without one fetches the app definition). */
+  manifestGiven: boolean;
+  cluster: ClusterNodeOptions;
   http: string;
   flight: string;
   metrics: string | undefined;
@@ -22,6 +26,15 @@ Options:
   --http ADDR                  HTTP listen address (default 127.0.0.1:8090)
   --flight ADDR                Flight SQL listen address (default 127.0.0.1:50051)
   --metrics ADDR               Prometheus metrics listen address (off unless given)
+  --role scheduler|executor    cluster mode (a manifest with runtime.scheduler implies scheduler)
+  --scheduler-address URL      a scheduler's node address, e.g. grpc://10.0.0.5:50052 (repeatable;
+                               implies --role executor; an executor needs no MANIFEST)
+  --node-bind-address ADDR     node-to-node listener of a scheduler (e.g. 0.0.0.0:50052)
+  --node-advertise-address A   how other nodes reach this one (also its node id)
+  --node-mtls-ca-certificate-file PATH
+  --node-mtls-certificate-file PATH
+  --node-mtls-key-file PATH    node-to-node mutual TLS: the node CA, this node's certificate and key
+  --allow-insecure-connections plaintext node-to-node traffic (development only)
   --check                      validate the manifest, print the resolved configuration
                                (secrets masked) and exit: 0 when valid, 1 otherwise
   --set-runtime PATH=VALUE     override one runtime field, e.g. --set-runtime query.memory_limit=2GiB
@@ -57,6 +70,14 @@ export function parseDaemonArguments(argv: readonly string[]): DaemonArguments {
       flight: { type: 'string' },
       metrics: { type: 'string' },
       check: { type: 'boolean' },
+      role: { type: 'string' },
+      'scheduler-address': { type: 'string', multiple: true },
+      'node-bind-address': { type: 'string' },
+      'node-advertise-address': { type: 'string' },
+      'node-mtls-ca-certificate-file': { type: 'string' },
+      'node-mtls-certificate-file': { type: 'string' },
+      'node-mtls-key-file': { type: 'string' },
+      'allow-insecure-connections': { type: 'boolean' },
       'set-runtime': { type: 'string', multiple: true },
       'tls-enabled': { type: 'string' },
       'tls-certificate': { type: 'string' },
@@ -81,8 +102,23 @@ export function parseDaemonArguments(argv: readonly string[]): DaemonArguments {
     }
     outputLevel = values['output-level'] as OutputLevel;
   }
+  const role = values.role;
+  if (role !== undefined && role !== 'scheduler' && role !== 'executor') throw new UsageError(`--role "${role}" is not one of scheduler, executor`);
+  const schedulerAddresses = values['scheduler-address'] ?? [];
+  if (role === 'scheduler' && schedulerAddresses.length > 0) throw new UsageError('--scheduler-address is for executors; a scheduler (--role scheduler) takes none');
   return {
     manifestPath: positionals[0] ?? '.',
+    manifestGiven: positionals[0] !== undefined,
+    cluster: {
+      role: role ?? (schedulerAddresses.length > 0 ? 'executor' : undefined),
+      schedulerAddresses,
+      nodeBindAddress: values['node-bind-address'],
+      nodeAdvertiseAddress: values['node-advertise-address'],
+      mtlsCaCertificateFile: values['node-mtls-ca-certificate-file'],
+      mtlsCertificateFile: values['node-mtls-certificate-file'],
+      mtlsKeyFile: values['node-mtls-key-file'],
+      allowInsecureConnections: values['allow-insecure-connections'] ?? false,
+    },
     http: values.http ?? '127.0.0.1:8090',
     flight: values.flight ?? '127.0.0.1:50051',
     metrics: values.metrics,

@@ -1,6 +1,7 @@
 // DuckDB runs its async work on libuv's thread pool; the default of 4 would cap concurrent queries.
 process.env['UV_THREADPOOL_SIZE'] ??= '16';
 
+import os from 'node:os';
 import v8 from 'node:v8';
 // Streaming large results makes gigabytes of short-lived buffers; with its small default
 // heap target V8 then runs full collections back to back and throughput drops 3-5x.
@@ -29,7 +30,11 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const forcedLevel = args.outputLevel ?? outputLevelFromEnvironment(process.env);
   const log = createLogger({ level: forcedLevel ?? 'info' });
-  const loaded = await loadManifest({ path: args.manifestPath, bundle: defaultPlugins(), setRuntime: args.setRuntime });
+  // An executor needs no manifest: it fetches the app definition from a scheduler.
+  const fetched = args.cluster.role === 'executor' && !args.manifestGiven
+    ? await (await import('../../plugins/scheduler/executor-bootstrap.js')).fetchAppDefinition(args.cluster, args.cluster.nodeAdvertiseAddress ?? `${os.hostname()}-${process.pid}`)
+    : undefined;
+  const loaded = await loadManifest({ path: fetched?.manifestPath ?? args.manifestPath, baseDirectory: fetched?.baseDirectory, bundle: defaultPlugins(), setRuntime: args.setRuntime });
   if (!forcedLevel) log.setOutputLevel(loaded.manifest.runtime.output_level);
 
   if (args.check) {
@@ -39,7 +44,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   for (const warning of loaded.warnings) log.warn(warning);
 
-  const runtime = new Runtime({ manifest: loaded.manifest, source: loaded.source, plugins: loaded.plugins, log, http: args.http, flight: args.flight, metrics: args.metrics });
+  const runtime = new Runtime({ manifest: loaded.manifest, source: loaded.source, plugins: loaded.plugins, log, http: args.http, flight: args.flight, metrics: args.metrics, cluster: args.cluster });
   let signals = 0;
   const exitCode = new Promise<number>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {

@@ -28,6 +28,11 @@ export interface LoadManifestOptions {
   setRuntime?: readonly string[];
   /** The environment secrets and `${ env:NAME }` read; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Where relative paths resolve, instead of the manifest's directory: a cluster executor loads
+   * the app definition it fetched into a temporary file, but reads data where the scheduler does.
+   */
+  baseDirectory?: string;
 }
 
 export interface LoadedManifest {
@@ -57,7 +62,8 @@ const ROOT_HINT = 'expected a mapping with keys such as version, kind, name, dat
  */
 export async function loadManifest(options: LoadManifestOptions): Promise<LoadedManifest> {
   const env = options.env ?? process.env;
-  const source = await locateManifest(options.path);
+  const located = await locateManifest(options.path);
+  const source = options.baseDirectory === undefined ? located : { ...located, directory: options.baseDirectory };
   const { document: parsed, warnings: yamlWarnings } = await readManifestDocument(source.file);
   const document = rootDocument(parsed, source.file);
   const problems: ManifestProblem[] = [];

@@ -6,7 +6,7 @@ import type { Engine } from '../engine/engine.js';
 import type { Phase } from '../lifecycle/phase.js';
 import type { Manifest, ManifestSource } from '../manifest/types.js';
 import type { QueryPipeline } from '../pipeline/pipeline.js';
-import type { ListenAddresses, ListenerReport, PluginRuntime } from './types.js';
+import type { ClusterNodeOptions, ListenAddresses, ListenerReport, PluginRuntime } from './types.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { TlsService } from '../listeners/tls-service.js';
 import type { ConnectorRegistry } from '../engine/sources/connector-registry.js';
@@ -21,6 +21,8 @@ export interface PluginHost {
   readonly source: ManifestSource;
   readonly metrics: MetricsRegistry;
   readonly listenAddresses: ListenAddresses;
+  readonly cluster: ClusterNodeOptions;
+  boundEndpoints(): { http: string; flight: string };
   readonly tls: TlsService | undefined;
   reportListener(listener: ListenerReport): void;
   readonly connectors: ConnectorRegistry;
@@ -67,6 +69,8 @@ export function createPluginRuntime(host: PluginHost, pluginName: string): Plugi
     },
     phase: () => host.phase(),
     listenAddresses: host.listenAddresses,
+    cluster: host.cluster,
+    boundEndpoints: () => host.boundEndpoints(),
     tls: host.tls,
     reportListener: (listener) => host.reportListener(listener),
     registerConnector: (connector) => host.connectors.register(connector, `plugin "${pluginName}"`),

@@ -57,6 +57,22 @@ export interface ListenAddresses {
   readonly metrics: string | undefined;
 }
 
+/**
+ * Cluster flags from the command line (`--role`, `--scheduler-address`, `--node-*`,
+ * `--allow-insecure-connections`). The core only carries them; the scheduler plugin acts on them.
+ */
+export interface ClusterNodeOptions {
+  /** undefined: a single node unless the manifest has `runtime.scheduler` (which implies scheduler). */
+  readonly role: 'scheduler' | 'executor' | undefined;
+  readonly schedulerAddresses: readonly string[];
+  readonly nodeBindAddress: string | undefined;
+  readonly nodeAdvertiseAddress: string | undefined;
+  readonly mtlsCaCertificateFile: string | undefined;
+  readonly mtlsCertificateFile: string | undefined;
+  readonly mtlsKeyFile: string | undefined;
+  readonly allowInsecureConnections: boolean;
+}
+
 /** What `apply` receives: the runtime's public API for plugins. */
 export interface PluginRuntime {
   readonly hooks: Hooks;
@@ -76,6 +92,10 @@ export interface PluginRuntime {
   query(options: PipelineQueryOptions): Promise<{ request: QueryRequest; result: QueryResult }>;
   readonly phase: () => Phase;
   readonly listenAddresses: ListenAddresses;
+  /** Cluster flags (all unset on a single node). */
+  readonly cluster: ClusterNodeOptions;
+  /** The bound `host:port` of the HTTP and Flight listeners; empty strings until they listen (after `startup`). */
+  boundEndpoints(): { http: string; flight: string };
   /** The TLS service every listener follows (reloads on SIGHUP); undefined when runtime.tls is off. */
   readonly tls: TlsService | undefined;
   /** Shows a plugin's listener in `/v1/status` (and `quarry status`). */

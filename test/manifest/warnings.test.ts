@@ -74,19 +74,6 @@ function fakeRuntime(manifest: PluginRuntime['manifest']) {
   return { runtime: { manifest, log } as unknown as PluginRuntime, records };
 }
 
-/** Built-ins whose behaviour has not landed yet: they only validate and warn. */
-const PLACEHOLDER_PLUGINS = ['scheduler'];
-
-test('each placeholder plugin warns when its section is configured, never for defaults', async (t) => {
-  const { manifest } = await load('runtime:\n  scheduler:\n    state_location: file:///tmp/quarry-scheduler/\n');
-  const { runtime, records } = fakeRuntime(manifest);
-  for (const plugin of defaultPlugins().filter((candidate) => PLACEHOLDER_PLUGINS.includes(candidate.name))) await plugin.apply(runtime);
-  t.deepEqual(
-    records.map((record) => `${record.level} ${record.message}`),
-    ['warn runtime.scheduler is configured but has no effect yet: cluster scheduling is not implemented in this release'],
-  );
-});
-
 test('warnNotYetEffective checks what was written, not the defaulted manifest', async (t) => {
   const { manifest } = await load('runtime:\n  task_history:\n    enabled: false\nfunctions:\n  - name: f\n    from: sql\n    body: "1"\n    signature: { returns: int64 }\n');
   t.true(isConfigured(manifest, 'runtime.task_history'));

@@ -25,6 +25,11 @@ export const accelerationSchema = z
     /** `{ <primary key>: upsert | drop }`: what a row whose key is already stored does. */
     on_conflict: z.record(z.string(), z.enum(['upsert', 'drop'], { error: 'expected upsert (replace the stored row) or drop (keep the stored row)' })).optional(),
     params: z.record(z.string(), parameterValue).default({}),
+    /**
+     * Cluster mode: how rows split into partitions owned by executors — a column, a list of
+     * SQL expressions, or `bucket(N, column)`. The scheduler plugin parses and enforces it.
+     */
+    partition_by: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   });
 // No `.default()` on the block: zod 4 would apply it even when the block is absent, and a
 // dataset without `acceleration:` is read live from its source (as in Spice).

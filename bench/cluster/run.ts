@@ -1,0 +1,136 @@
+/**
+ * cluster: what scales when one machine's cores are shared by every node.
+ *
+ * 1. Pruning: a query filtering on the partition key (`customer_id = K`) on a scheduler with
+ *    three executors asks only the owner of K's bucket; printed: executors asked and rows each
+ *    returned, beside the same figures for the query without the key filter.
+ * 2. Merge overhead: the median time of the same queries on the scheduler (which fans out
+ *    Flight SQL scans and merges) against one node holding all the data, as a ratio
+ *    (target <= 1.5x for selective queries). Both run in the same run on the same machine.
+ *
+ * quarryd runs from source (tsx). Sizes: CLUSTER_ROWS (default 400k) rows, RUNS (default 7).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { median, repositoryRoot } from '../common/server.js';
+
+const ROWS = Number(process.env['CLUSTER_ROWS'] ?? 400_000);
+const RUNS = Number(process.env['RUNS'] ?? 7);
+
+interface Node {
+  readonly child: ChildProcess;
+  output(): string;
+  baseUrl: string;
+}
+
+function start(args: string[], waitForHttp: boolean): Promise<Node> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts'), ...args, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], { cwd: repositoryRoot, stdio: ['ignore', 'ignore', 'pipe'] });
+  let output = '';
+  const node: Node = { child, output: () => output, baseUrl: '' };
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const http = /HTTP listening endpoint=(http:\/\/[\d.:]+)/.exec(output);
+      if (http) node.baseUrl = http[1]!;
+      if (!waitForHttp && /node listening/.test(output)) resolve(node);
+      if (waitForHttp && http) resolve(node);
+    });
+    child.once('exit', (code) => reject(new Error(`quarryd exited with ${code}:\n${output}`)));
+  });
+}
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function query(node: Node, sql: string): Promise<string> {
+  const response = await fetch(`${node.baseUrl}/v1/sql`, { method: 'POST', body: sql });
+  const body = await response.text();
+  if (response.status !== 200) throw new Error(`${sql}: ${response.status} ${body}`);
+  return body;
+}
+
+async function timed(node: Node, sql: string): Promise<number> {
+  const times: number[] = [];
+  await query(node, sql); // warm
+  for (let run = 0; run < RUNS; run++) {
+    const started = performance.now();
+    await query(node, sql);
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+const workspace = mkdtempSync(path.join(os.tmpdir(), 'quarry-bench-cluster-'));
+const nodes: Node[] = [];
+try {
+  mkdirSync(path.join(workspace, 'data'));
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  await connection.run(`COPY (SELECT i AS event_id, (i * 7919) % 10000 AS customer_id, CAST((i % 1000) / 10 AS DECIMAL(10, 1)) AS amount, ['a','b','c','d'][1 + i % 4] AS kind FROM range(${ROWS}) t(i)) TO '${path.join(workspace, 'data/events.parquet')}' (FORMAT parquet)`);
+  connection.closeSync();
+  instance.closeSync();
+  const datasets = `datasets:\n  - from: file:data/events.parquet\n    name: events\n    acceleration:\n      enabled: true\n      partition_by: 'bucket(12, customer_id)'\n`;
+  const noCache = 'runtime:\n  caching:\n    sql_results:\n      enabled: false\n';
+  mkdirSync(path.join(workspace, 'single'));
+  writeFileSync(path.join(workspace, 'single/quarry.yaml'), `version: v2\nkind: Spicepod\nname: single\n${noCache}${datasets.replace('file:data', `file:${workspace}/data`)}`);
+  mkdirSync(path.join(workspace, 'state'));
+  writeFileSync(path.join(workspace, 'quarry.yaml'), `version: v2\nkind: Spicepod\nname: cluster\n${noCache}  scheduler:\n    state_location: ${pathToFileURL(path.join(workspace, 'state')).href}/\n    partition_assignment_interval: 2s\n${datasets}`);
+
+  const single = await start([path.join(workspace, 'single')], true);
+  nodes.push(single);
+  const scheduler = await start([workspace, '--role', 'scheduler', '--node-bind-address', '127.0.0.1:0', '--allow-insecure-connections', '-v'], false);
+  nodes.push(scheduler);
+  const nodeEndpoint = /node listening endpoint=([\d.:]+)/.exec(scheduler.output())![1]!;
+  for (const name of ['executor-a', 'executor-b', 'executor-c']) nodes.push(await start(['--scheduler-address', `grpc://${nodeEndpoint}`, '--node-advertise-address', name, '--allow-insecure-connections'], true));
+  await until(async () => scheduler.baseUrl !== '', 'the scheduler listens');
+  await until(async () => (await fetch(`${single.baseUrl}/v1/ready`)).status === 200, 'the single node is ready');
+  const total = await query(single, 'SELECT count(*) AS n FROM events');
+  await until(async () => {
+    const nodes = (await (await fetch(`${scheduler.baseUrl}/v1/cluster`)).json() as { nodes: Array<{ role: string; partitions: Record<string, number> }> }).nodes;
+    return nodes.filter((node) => node.role === 'executor' && node.partitions['events'] === 4).length === 3;
+  }, 'the 12 partitions balanced over the 3 executors');
+  await until(async () => (await query(scheduler, 'SELECT count(*) AS n FROM events')) === total, 'the cluster holds every row');
+
+  // 1. Pruning.
+  const legs = async (sql: string) => {
+    const before = scheduler.output().length;
+    await query(scheduler, sql);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return [...scheduler.output().slice(before).matchAll(/cluster leg dataset=events executor=(\S+) rows=(\d+)/g)].map((match) => `${match[1]}: ${match[2]} rows`);
+  };
+  const keyed = await legs('SELECT count(*), sum(amount) FROM events WHERE customer_id = 42');
+  const unkeyed = await legs('SELECT count(*), sum(amount) FROM events WHERE amount > 99');
+  console.log(`pruning, WHERE customer_id = 42 (the partition key): ${keyed.length} of 3 executors asked — ${keyed.join(', ')}`);
+  console.log(`baseline, WHERE amount > 99 (not the key):          ${unkeyed.length} of 3 executors asked — ${unkeyed.join(', ')}`);
+
+  // 2. Merge overhead against one node with the same data.
+  const queries: Array<[string, string]> = [
+    ['key lookup', 'SELECT count(*), sum(amount) FROM events WHERE customer_id = 42'],
+    ['selective filter', 'SELECT kind, count(*), sum(amount) FROM events WHERE amount > 99 GROUP BY kind ORDER BY kind'],
+    ['top-k', 'SELECT event_id, amount FROM events WHERE kind = \'a\' ORDER BY amount DESC, event_id LIMIT 10'],
+    ['full aggregate', 'SELECT kind, count(*), sum(amount) FROM events GROUP BY kind ORDER BY kind'],
+  ];
+  console.log(`\n${ROWS} rows, median of ${RUNS} runs; scheduler + 3 executors vs one node, same machine`);
+  for (const [label, sql] of queries) {
+    const [clusterAnswer, singleAnswer] = [await query(scheduler, sql), await query(single, sql)];
+    if (clusterAnswer !== singleAnswer) throw new Error(`${label}: the cluster answered differently:\n${clusterAnswer.slice(0, 300)}\n${singleAnswer.slice(0, 300)}`);
+    const clusterMs = await timed(scheduler, sql);
+    const singleMs = await timed(single, sql);
+    console.log(`${label.padEnd(17)} cluster ${clusterMs.toFixed(1).padStart(8)} ms   single ${singleMs.toFixed(1).padStart(8)} ms   ratio ${(clusterMs / singleMs).toFixed(2)}x`);
+  }
+} finally {
+  for (const node of nodes) {
+    node.child.kill('SIGTERM');
+    await new Promise((resolve) => (node.child.exitCode !== null ? resolve(undefined) : node.child.once('exit', resolve)));
+  }
+  rmSync(workspace, { recursive: true, force: true });
+}

@@ -1,0 +1,28 @@
+import type { ClusterState } from './cluster-state.js';
+import { partitionsOwnedBy } from './cluster-document.js';
+import type { NodeHandlers } from './node/node-server.js';
+import type { PartitionValue } from './partition-keys.js';
+import { appDefinitionYaml } from './app-definition.js';
+
+/**
+ * What a scheduler answers on its node listener. Executors never touch the state store: a
+ * scheduler writes an executor's heartbeat object for it (every scheduler it beats to does,
+ * so the record outlives any one scheduler) and answers with the partitions it owns.
+ */
+export function schedulerNodeHandlers(options: { state: ClusterState; manifestFile: string; baseDirectory: string; heartbeatTtlMs: number }): NodeHandlers {
+  const { state, heartbeatTtlMs } = options;
+  return {
+    async getAppDefinition() {
+      return { manifest_yaml: await appDefinitionYaml(options.manifestFile), base_directory: options.baseDirectory, heartbeat_ttl_ms: heartbeatTtlMs };
+    },
+    async heartbeat(request) {
+      await state.writeHeartbeat({ node_id: request.node_id, role: 'executor', address: request.flight_endpoint, written_at_ms: Date.now(), ttl_ms: heartbeatTtlMs });
+      let document = await state.read();
+      const member = document.members[request.node_id];
+      if (member?.role !== 'executor' || member.address !== request.flight_endpoint) document = await state.join(request.node_id, 'executor', request.flight_endpoint);
+      const partitions: Record<string, PartitionValue[][]> = {};
+      for (const dataset of Object.keys(document.datasets)) partitions[dataset] = partitionsOwnedBy(document, dataset, request.node_id);
+      return { heartbeat_ttl_ms: heartbeatTtlMs, revision: document.revision, partitions };
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { waitForOutput, type Daemon } from '../helpers/daemon.js';
+import { repositoryRoot } from '../helpers/runtime.js';
+
+/**
+ * Starts a scheduler as a real quarryd process without waiting for HTTP: a routing scheduler
+ * registers its partitioned datasets with columns an executor gives, so it listens on HTTP
+ * only once an executor has joined. Resolves with the node endpoint; `http()` waits for HTTP.
+ */
+export async function spawnScheduler(args: string[]): Promise<{ daemon: Daemon; nodeEndpoint: string; http(): Promise<Daemon> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts'), ...args, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const daemon: Daemon = { child, baseUrl: '', output: () => output, exited: new Promise((resolve) => child.once('exit', resolve)) };
+  const nodeEndpoint = (await waitForOutput(daemon, /node listening endpoint=([\d.:]+)/, 30_000))[1]!;
+  return {
+    daemon,
+    nodeEndpoint,
+    http: async () => ({ ...daemon, baseUrl: (await waitForOutput(daemon, /HTTP listening endpoint=(https?:\/\/[\d.:]+)/, 60_000))[1]! }),
+  };
+}
+
+export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read().catch(() => undefined);
+    if (value !== undefined && done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Stops every process still running (SIGTERM) and waits for each. */
+export async function stopAll(daemons: readonly Daemon[]): Promise<void> {
+  for (const daemon of daemons) {
+    if (daemon.child.exitCode === null && daemon.child.signalCode === null) daemon.child.kill('SIGTERM');
+    await daemon.exited;
+  }
+}
