@@ -1,10 +1,10 @@
 import type { DuckDBType } from '@duckdb/node-api';
-import { BIGINT, BOOLEAN, DOUBLE, DuckDBScalarFunction, FLOAT, INTEGER, VARCHAR } from '../../core/engine/duckdb-api.js';
+import { BIGINT, BOOLEAN, DOUBLE, FLOAT, INTEGER, VARCHAR, type DuckDBScalarFunction } from '../../core/engine/duckdb-api.js';
 import { BlockList, isIP } from 'node:net';
-import { functionErrorMessage } from '../../core/engine/engine-errors.js';
 import { parseDuration, parseSize } from '../../core/units.js';
 import type { FunctionDeclaration } from './schema.js';
 import type { SyncHttpClient } from './sync-http.js';
+import { httpScalarFunction, jsonPostHeaders } from './http-scalar.js';
 import { parseFunctionType, type FunctionType } from './types.js';
 
 /** Remote function params with Spice's defaults. */
@@ -101,36 +101,22 @@ export function toJson(value: unknown): unknown {
  * flight, and each answer must be {"values":[...]} with one value per row.
  */
 export function remoteScalarFunction(declaration: FunctionDeclaration, options: RemoteOptions, http: SyncHttpClient): DuckDBScalarFunction {
-  const args = declaration.signature.args.map((arg) => ({ name: arg.name, type: parseFunctionType(arg.type) }));
   const returns = parseFunctionType(declaration.signature.returns as string);
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-  if (options.authBearer) headers.authorization = `Bearer ${options.authBearer}`;
-  const where = `function ${declaration.name}`;
-  return DuckDBScalarFunction.create({
+  const headers = jsonPostHeaders('application/json', options.authBearer);
+  return httpScalarFunction({
     name: declaration.name,
-    returnType: duckdbType(returns, `${where} signature.returns`),
-    parameterTypes: args.map((arg) => duckdbType(arg.type, `${where} argument ${arg.name}`)),
-    // volatile keeps DuckDB from folding a call with constant arguments at bind time, when the runtime cannot wait on the network.
-    volatile: true,
-    mainFunction: (info, input, output) => {
-      try {
-        const columns = args.map((_, index) => input.getColumnVector(index));
-        const rows = Array.from({ length: input.rowCount }, (_, row) => Object.fromEntries(args.map((arg, index) => [arg.name, toJson(columns[index]!.getItem(row))])));
-        const batches: Array<typeof rows> = [];
-        for (let start = 0; start < rows.length; start += options.batchSize) batches.push(rows.slice(start, start + options.batchSize));
-        const outcomes = http.postAll(
-          batches.map((batch) => ({ url: declaration.from, headers, body: JSON.stringify({ rows: batch }) })),
-          { timeoutMs: options.timeoutMs, maxBytes: options.maxResponseBytes, concurrency: options.batchConcurrency },
-        );
-        let row = 0;
-        outcomes.forEach((outcome, index) => {
-          const values = batchValues(outcome, batches[index]!.length);
-          for (const value of values) output.setItem(row++, fromJson(value, returns) as never);
-        });
-        output.flush();
-      } catch (error) {
-        info.setError(functionErrorMessage('FUNCTION_CALL_FAILED', `${where} (${declaration.from}): ${(error as Error).message}`));
-      }
+    where: `function ${declaration.name}`,
+    from: declaration.from,
+    args: declaration.signature.args.map((arg) => ({ name: arg.name, type: parseFunctionType(arg.type) })),
+    returns,
+    evaluate: (rows) => {
+      const batches: Array<typeof rows> = [];
+      for (let start = 0; start < rows.length; start += options.batchSize) batches.push(rows.slice(start, start + options.batchSize));
+      const outcomes = http.postAll(
+        batches.map((batch) => ({ url: declaration.from, headers, body: JSON.stringify({ rows: batch }) })),
+        { timeoutMs: options.timeoutMs, maxBytes: options.maxResponseBytes, concurrency: options.batchConcurrency },
+      );
+      return outcomes.flatMap((outcome, index) => batchValues(outcome, batches[index]!.length).map((value) => fromJson(value, returns)));
     },
   });
 }

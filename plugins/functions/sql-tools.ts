@@ -1,6 +1,6 @@
-import { DuckDBScalarFunction } from '../../core/engine/duckdb-api.js';
-import { functionErrorMessage } from '../../core/engine/engine-errors.js';
-import { checkEndpointRanges, duckdbType, fromJson, remoteOptions, toJson } from './remote.js';
+import type { DuckDBScalarFunction } from '../../core/engine/duckdb-api.js';
+import { checkEndpointRanges, fromJson, remoteOptions } from './remote.js';
+import { httpScalarFunction, jsonPostHeaders } from './http-scalar.js';
 import type { ToolDeclaration } from './schema.js';
 import type { HttpOutcome, SyncHttpClient } from './sync-http.js';
 import { parseFunctionType, type FunctionType } from './types.js';
@@ -51,36 +51,24 @@ function toolValue(outcome: HttpOutcome, returns: FunctionType): unknown {
 export function sqlToolFunction(tool: SqlTool, http: SyncHttpClient): DuckDBScalarFunction {
   const options = remoteOptions(tool.params);
   checkEndpointRanges(tool.from, tool.params.allowed_endpoint_ranges);
-  const args = tool.signature.args.map((arg) => ({ name: arg.name, type: parseFunctionType(arg.type) }));
   const returns = parseFunctionType(tool.signature.returns);
-  const where = `tool ${tool.name}`;
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/plain' };
-  if (options.authBearer) headers.authorization = `Bearer ${options.authBearer}`;
-  return DuckDBScalarFunction.create({
+  const headers = jsonPostHeaders('application/json, text/plain', options.authBearer);
+  return httpScalarFunction({
     name: tool.name,
-    returnType: duckdbType(returns, `${where} signature.returns`),
-    parameterTypes: args.map((arg) => duckdbType(arg.type, `${where} argument ${arg.name}`)),
-    volatile: true,
-    mainFunction: (info, input, output) => {
-      try {
-        const columns = args.map((_, index) => input.getColumnVector(index));
-        const jobs = Array.from({ length: input.rowCount }, (_, row) => ({
-          url: tool.from,
-          headers,
-          body: JSON.stringify(Object.fromEntries(args.map((arg, index) => [arg.name, toJson(columns[index]!.getItem(row))]))),
-        }));
-        const outcomes = http.postAll(jobs, { timeoutMs: options.timeoutMs, maxBytes: options.maxResponseBytes, concurrency: TOOL_CALL_CONCURRENCY, deadlineMs: options.timeoutMs });
-        outcomes.forEach((outcome, row) => {
-          try {
-            output.setItem(row, toolValue(outcome, returns) as never);
-          } catch (error) {
-            throw new Error(`row ${row + 1} of the chunk: ${(error as Error).message}`, { cause: error });
-          }
-        });
-        output.flush();
-      } catch (error) {
-        info.setError(functionErrorMessage('FUNCTION_CALL_FAILED', `${where} (${tool.from}): ${(error as Error).message}`));
-      }
+    where: `tool ${tool.name}`,
+    from: tool.from,
+    args: tool.signature.args.map((arg) => ({ name: arg.name, type: parseFunctionType(arg.type) })),
+    returns,
+    evaluate: (rows) => {
+      const jobs = rows.map((row) => ({ url: tool.from, headers, body: JSON.stringify(row) }));
+      const outcomes = http.postAll(jobs, { timeoutMs: options.timeoutMs, maxBytes: options.maxResponseBytes, concurrency: TOOL_CALL_CONCURRENCY, deadlineMs: options.timeoutMs });
+      return outcomes.map((outcome, row) => {
+        try {
+          return toolValue(outcome, returns);
+        } catch (error) {
+          throw new Error(`row ${row + 1} of the chunk: ${(error as Error).message}`, { cause: error });
+        }
+      });
     },
   });
 }
