@@ -109,7 +109,8 @@ test('file://: schedulers in separate processes never give a partition two owner
       const child = spawn(process.execPath, ['--import', 'tsx', worker], { env: { ...process.env, STORE_ROOT: root, PARTITIONS: '60', GO_FILE: goFile }, stdio: ['ignore', 'pipe', 'inherit'] });
       let stdout = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.once('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`round worker exited with ${code}`))));
+      // 'close', not 'exit': 'exit' can come before the last of stdout has been read.
+      child.once('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`round worker exited with ${code}`))));
     })));
     const changes = outputs.flatMap((output) => (JSON.parse(output) as { assigned: OwnershipChange[] }).assigned);
     const perProcess = outputs.map((output) => (JSON.parse(output) as { assigned: OwnershipChange[] }).assigned.length);

@@ -59,6 +59,7 @@ export function runCommand(entry: 'quarryd' | 'quarry', args: string[], options:
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdin.end(options.input ?? '');
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    // 'close', not 'exit': 'exit' can come before the last of stdout and stderr has been read.
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
