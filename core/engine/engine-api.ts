@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { RecordBatch, Schema } from 'apache-arrow';
 import type { AccelerationConfig } from '../manifest/types.js';
 import type { RefreshOverrides } from './acceleration/refresh-options.js';
 
@@ -51,4 +52,27 @@ export interface EngineApi {
    * per connection): e.g. `connection.registerScalarFunction(...)`. Register in `startup`.
    */
   addConnectionInitializer(initializer: (connection: DuckDBConnection) => Promise<void>): void;
+  /**
+   * Hands the writes of one dataset to a plugin (e.g. a cluster scheduler sending rows to the
+   * executors that own them). The core's checks still apply (a caller that may write, the
+   * dataset's `access: read_write`); the engine stages the rows of an INSERT or an ingest in a
+   * temporary table and calls `target.write`, then fires `cache.invalidate`. Set in `startup`.
+   */
+  setWriteTarget(dataset: string, target: DatasetWriteTarget): void;
+}
+
+/** Where a plugin sends the rows written to a dataset it serves. */
+export interface DatasetWriteTarget {
+  /** Writes every staged row or throws (the statement then fails); resolves to the rows written. */
+  write(staged: StagedRows, signal: AbortSignal): Promise<number>;
+}
+
+/** Rows of one write, staged in a temporary table readable only through these methods. */
+export interface StagedRows {
+  /** The table's SQL name, to use in `rows` / `batches` queries, e.g. `temp.main.quarry_routed_write`. */
+  readonly table: string;
+  /** Runs SQL over the staged rows (e.g. their partitions); rows as plain objects. */
+  rows(sql: string): Promise<Array<Record<string, unknown>>>;
+  /** Runs SQL over the staged rows and returns the result as Arrow (one call at a time: they share a connection). */
+  batches(sql: string): Promise<{ schema: Schema; batches: RecordBatch[] }>;
 }

@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import type { Manifest, ManifestSource } from '../manifest/types.js';
 import { formatSizeApproximately } from '../units.js';
 import type { DatasetLoadEvent, Principal, StatementKind } from '../pipeline/types.js';
-import type { RecordBatch, Schema } from 'apache-arrow';
+import { tableFromArrays, type RecordBatch, type Schema } from 'apache-arrow';
 import { appendBatches } from './append.js';
 import { classifyStatement, statementTypeName } from './classify.js';
 import { ConnectionPool } from './connection-pool.js';
@@ -17,12 +17,13 @@ import { mergeStatement } from './acceleration/refresh-statements.js';
 import type { RefreshOverrides } from './acceleration/refresh-options.js';
 import { RefreshScheduler } from './acceleration/refresh-scheduler.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
-import type { DatasetStatus, EngineApi } from './engine-api.js';
+import type { DatasetStatus, DatasetWriteTarget, EngineApi, StagedRows } from './engine-api.js';
+import { openBatchStream } from './arrow/index.js';
 import { engineError } from './engine-errors.js';
 import { defaultMemoryLimitBytes } from './memory-limit.js';
 import { bindParameters } from './parameters.js';
 import { streamResult, type EngineStream } from './result-stream.js';
-import { quoteLiteral } from './sql-text.js';
+import { quoteLiteral, quoteQualifiedName } from './sql-text.js';
 import { logicalPlanText } from './logical-plan.js';
 import { preparedParameterSchema, preparedResultSchema } from './prepared-schemas.js';
 
@@ -40,6 +41,9 @@ export interface PreparedQuery {
   execute(parameters: readonly unknown[], signal: AbortSignal): Promise<EngineStream>;
   close(): void;
 }
+
+/** Where the rows of a write to a dataset with a plugin write target are staged (a per-connection temp table). */
+const STAGED_WRITE = 'temp.main.quarry_routed_write';
 
 export interface EngineOptions {
   manifest: Manifest;
@@ -66,6 +70,7 @@ export class Engine implements EngineApi {
   readonly #admin: DuckDBConnection;
   readonly #fetch: FetchDatasets;
   readonly #scheduler: RefreshScheduler;
+  readonly #writeTargets = new Map<string, DatasetWriteTarget>();
 
   private constructor(instance: DuckDBInstance, admin: DuckDBConnection, options: EngineOptions) {
     this.#instance = instance;
@@ -193,6 +198,7 @@ export class Engine implements EngineApi {
     if (!status) return `dataset "${name}" does not exist (datasets: ${this.datasetNames().join(', ') || 'none'})`;
     const config = this.#options.manifest.datasets.find((dataset) => dataset.name.toLowerCase() === name.toLowerCase())!;
     if (config.access !== 'read_write') return `dataset "${status.name}" is read-only; set access: read_write on it to accept writes`;
+    if (this.#writeTargets.has(status.name.toLowerCase())) return undefined;
     if (!this.#registry.accelerationTable(name)) return `dataset "${status.name}" is not accelerated (or failed to load); writes go into an accelerated dataset`;
     return undefined;
   }
@@ -203,6 +209,8 @@ export class Engine implements EngineApi {
     const refusal = this.writeRefusal(name);
     if (refusal) throw new QuarryError(this.#registry.accelerationTable(name) ? 'WRITE_NOT_ALLOWED' : 'DATASET_NOT_ACCELERATED', refusal);
     if (!options.principal.canWrite) throw new QuarryError('WRITE_NOT_ALLOWED', `writing to dataset "${name}" needs a caller that may write (use a key with :rw)`);
+    const target = this.#writeTargets.get(name.toLowerCase());
+    if (target) return this.#appendThroughTarget(name, target, schema, batches, options.signal);
     const { table, config } = this.#registry.accelerationTable(name)!;
     const rules = this.#registry.keyRules(name)!;
     const connection = await this.#instance.connect();
@@ -223,6 +231,47 @@ export class Engine implements EngineApi {
     } finally {
       connection.closeSync();
     }
+  }
+
+  setWriteTarget(dataset: string, target: DatasetWriteTarget): void {
+    this.#writeTargets.set(dataset.toLowerCase(), target);
+  }
+
+  /** Ingest into a dataset with a write target: the batches are staged, then handed to the target. */
+  async #appendThroughTarget(name: string, target: DatasetWriteTarget, schema: Schema, batches: AsyncIterable<RecordBatch>, signal: AbortSignal): Promise<{ rows: number }> {
+    const connection = await this.#pool.acquire();
+    let discard = false;
+    try {
+      await this.#fetch.beforeQuery(connection, ''); // the live datasets' views, which the staging table copies its columns from
+      await this.#createStaging(connection, name);
+      await appendBatches({ connection, table: { catalog: 'temp', schema: 'main', name: 'quarry_routed_write' }, schema, batches, signal });
+      const rows = await target.write(this.#stagedRows(connection), signal);
+      await this.#options.onDatasetChanged(this.#registry.status(name)!.name, 'write');
+      return { rows };
+    } catch (error) {
+      discard = signal.aborted;
+      throw engineError(error, { datasetNames: () => this.datasetNames() });
+    } finally {
+      await connection.run(`DROP TABLE IF EXISTS ${STAGED_WRITE}`).catch(() => (discard = true));
+      this.#pool.release(connection, { discard });
+    }
+  }
+
+  async #createStaging(connection: DuckDBConnection, dataset: string): Promise<void> {
+    await connection.run(`CREATE OR REPLACE TEMP TABLE quarry_routed_write AS SELECT * FROM ${quoteQualifiedName(this.#registry.status(dataset)!.name)} LIMIT 0`);
+  }
+
+  #stagedRows(connection: DuckDBConnection): StagedRows {
+    return {
+      table: STAGED_WRITE,
+      rows: async (sql) => (await connection.runAndReadAll(sql)).getRowObjectsJS() as Array<Record<string, unknown>>,
+      batches: async (sql) => {
+        const opened = await openBatchStream(await connection.stream(sql));
+        const batches: RecordBatch[] = [];
+        for await (const batch of opened.batches) batches.push(batch);
+        return { schema: opened.schema, batches };
+      },
+    };
   }
 
   addConnectionInitializer(initializer: (connection: DuckDBConnection) => Promise<void>): void {
@@ -252,13 +301,22 @@ export class Engine implements EngineApi {
     const mapError = (error: unknown) => engineError(error, { datasetNames: () => this.datasetNames() });
     try {
       // File-mode datasets are views over an attached table, and on_conflict turns INSERT into an upsert.
-      const sql = redirectInsert(text, (dataset) => this.#registry.insertTarget(dataset));
+      // A dataset with a plugin write target takes the rows in a staging table, handed over on execute.
+      const routes: Array<{ dataset: string; target: DatasetWriteTarget }> = [];
+      const sql = redirectInsert(text, (dataset) => {
+        const target = this.#writeTargets.get(dataset);
+        if (!target) return this.#registry.insertTarget(dataset);
+        routes.push({ dataset, target });
+        return { table: STAGED_WRITE, conflictClause: undefined };
+      });
+      const route = routes[0];
       const statements = await connection.extractStatements(sql);
       if (statements.count === 0) throw new QuarryError('SQL_EMPTY', 'the SQL text holds no statement');
       if (statements.count > 1) {
         throw new QuarryError('SQL_MULTIPLE_STATEMENTS', `the SQL text holds ${statements.count} statements; send one statement per request`);
       }
       liveCleanup = await this.#fetch.beforeQuery(connection, sql);
+      if (route) await this.#createStaging(connection, route.dataset);
       const prepared = await statements.prepare(0);
       let settled = false;
       const finish = (discard: boolean) => {
@@ -285,6 +343,7 @@ export class Engine implements EngineApi {
           });
         },
         execute: async (parameters, signal) => {
+          if (route) return this.#executeRouted(route.target, { prepared, connection, parameters, signal, finish, mapError });
           try {
             bindParameters(prepared, parameters);
             return await streamResult({ prepared, connection, signal, onFinish: finish, mapError });
@@ -298,6 +357,40 @@ export class Engine implements EngineApi {
     } catch (error) {
       this.#release(connection, liveCleanup, false);
       throw mapError(error);
+    }
+  }
+
+  /** Runs an INSERT into the staging table, hands the rows to the write target, answers the count it wrote. */
+  async #executeRouted(target: DatasetWriteTarget, run: {
+    prepared: Awaited<ReturnType<DuckDBConnection['prepare']>>;
+    connection: DuckDBConnection;
+    parameters: readonly unknown[];
+    signal: AbortSignal;
+    finish: (discard: boolean) => void;
+    mapError: (error: unknown) => QuarryError;
+  }): Promise<EngineStream> {
+    const started = performance.now();
+    const onAbort = () => run.connection.interrupt();
+    run.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      bindParameters(run.prepared, run.parameters);
+      await run.prepared.run();
+      const rows = await target.write(this.#stagedRows(run.connection), run.signal);
+      const executionMs = performance.now() - started;
+      const table = tableFromArrays({ Count: BigInt64Array.of(BigInt(rows)) });
+      return {
+        schema: table.schema,
+        batches: (async function* () {
+          yield* table.batches;
+        })(),
+        executionMs: () => executionMs,
+      };
+    } catch (error) {
+      throw run.mapError(error);
+    } finally {
+      run.signal.removeEventListener('abort', onAbort);
+      const dropped = await run.connection.run(`DROP TABLE IF EXISTS ${STAGED_WRITE}`).then(() => true, () => false);
+      run.finish(run.signal.aborted || !dropped);
     }
   }
 

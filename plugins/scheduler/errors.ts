@@ -10,7 +10,7 @@ defineErrorCodes({
   CLUSTER_PARTITION_UNAVAILABLE: {
     http: 503,
     grpc: GRPC.UNAVAILABLE,
-    description: 'A query on a scheduler needs a partition that has no live owner (its executor stopped and the next assignment round has not moved it yet), or the owning executor failed its share of the scan; the message names the dataset and the partitions.',
+    description: 'A query or write on a scheduler needs a partition that has no live owner (its executor stopped and the next assignment round has not moved it yet, or a new partition value is not assigned yet), or the owning executor failed its share of the scan or write; the message names the dataset and the partitions or executor.',
   },
   CLUSTER_STATE_CONFLICT: {
     http: 503,

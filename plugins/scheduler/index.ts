@@ -17,6 +17,7 @@ import { startNodeServer, type NodeServer } from './node/node-server.js';
 import { schedulerNodeHandlers } from './scheduler-node.js';
 import { clusterSummary, nodeReports, registerReadinessGate, reportsOf, type NodeReport } from './operations.js';
 import { ClusterSource, PARTITIONS_HEADER } from './routing/cluster-source.js';
+import { ClusterWriteTarget } from './routing/cluster-writes.js';
 import { QuarryError } from '../../core/errors/quarry-error.js';
 import { schedulerSchema, type SchedulerConfig } from './schema.js';
 
@@ -43,6 +44,8 @@ export function createSchedulerPlugin(): QuarryPlugin {
       let nodeServer: NodeServer | undefined;
       let agent: ExecutorAgent | undefined;
       let routed = false;
+      let writable: string[] = [];
+      const writeTargets: ClusterWriteTarget[] = [];
       const lostRaces = runtime.metrics.counter('scheduler_state_conflicts', { description: 'Writes of the shared cluster document that lost a compare-and-swap race and were retried' });
 
       // A partitioned dataset on a scheduler reads from the executors that own its partitions.
@@ -63,6 +66,7 @@ export function createSchedulerPlugin(): QuarryPlugin {
         partitioned = checked.datasets;
         // Without a node listener no executor can join, so the scheduler keeps its datasets local.
         routed = role === 'scheduler' && runtime.cluster.nodeBindAddress !== undefined;
+        writable = manifest.datasets.filter((dataset) => dataset.access === 'read_write' && partitioned.some((entry) => entry.name === dataset.name)).map((dataset) => dataset.name);
         if (routed) return routedThroughExecutors(manifest, partitioned);
         if (role !== 'executor') return manifest;
         // An executor loads no rows until a scheduler says what it owns; its agent then reloads
@@ -157,6 +161,14 @@ export function createSchedulerPlugin(): QuarryPlugin {
         } else {
           runtime.log.warn('this scheduler has no node listener (no --node-bind-address): executors cannot reach it; it only runs assignment rounds');
         }
+        // Writes to a read_write partitioned dataset go to the owners of each row's partition.
+        if (routed) {
+          for (const entry of partitioned.filter((candidate) => writable.includes(candidate.name))) {
+            const target = new ClusterWriteTarget(entry, state, runtime.log);
+            writeTargets.push(target);
+            runtime.engine.setWriteTarget(entry.name, target);
+          }
+        }
         loop = new AssignmentLoop({
           state,
           datasets: partitioned,
@@ -183,6 +195,7 @@ export function createSchedulerPlugin(): QuarryPlugin {
 
       runtime.hooks.shutdown.stop.tapPromise({ name: SCHEDULER_PLUGIN_NAME, stage: STAGE.STOP_PLUGINS }, async () => {
         await agent?.stop();
+        for (const target of writeTargets) target.close();
         await nodeServer?.close();
         await loop?.stop();
         await membership?.stop().catch(() => {});
@@ -201,7 +214,8 @@ function routedThroughExecutors(manifest: Manifest, partitioned: readonly Partit
   const datasets = manifest.datasets.flatMap((dataset) => {
     const entry = partitioned.find((candidate) => candidate.name === dataset.name);
     if (entry === undefined) return [dataset];
-    const routed = { ...dataset, from: `cluster:${dataset.name}`, params: {}, acceleration: undefined, access: 'read' as const };
+    // access stays as written: a read_write dataset takes writes, routed to the owning executors.
+    const routed = { ...dataset, from: `cluster:${dataset.name}`, params: {}, acceleration: undefined };
     if (entry.keys.every((key) => key.kind === 'bucket')) return [routed];
     return [{ ...dataset, name: entry.discoveryName, acceleration: undefined, access: 'read' as const }, routed];
   });

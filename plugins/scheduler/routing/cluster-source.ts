@@ -19,7 +19,7 @@ export const PARTITIONS_HEADER = 'x-quarry-cluster-partitions';
 /** How long a scheduler trusts its read of ownership and liveness (one object-store read per scan at most this often). */
 const VIEW_TTL_MS = 500;
 
-interface ClusterView {
+export interface ClusterView {
   readonly at: number;
   readonly live: ReadonlySet<string>;
   readonly addresses: ReadonlyMap<string, string>;
@@ -142,12 +142,17 @@ export class ClusterSource implements FetchSource {
 
   async #read(fresh: boolean): Promise<ClusterView> {
     if (!fresh && this.#view && Date.now() - this.#view.at < VIEW_TTL_MS) return this.#view;
-    const document = await this.#state.read();
-    const live = new Set(await this.#state.liveMembers(document, 'executor'));
-    const addresses = new Map(Object.entries(document.members).map(([id, member]) => [id, member.address]));
-    const entry = document.datasets[this.#dataset.name];
-    const partitions = Object.entries(entry?.partitions ?? {}).map(([id, partition]) => ({ id, values: partition.values, owner: partition.owner }));
-    this.#view = { at: Date.now(), live, addresses, partitions };
+    this.#view = await readClusterView(this.#state, this.#dataset.name);
     return this.#view;
   }
+}
+
+/** One read of who owns the dataset's partitions, which executors are live and where they listen. */
+export async function readClusterView(state: ClusterState, dataset: string): Promise<ClusterView> {
+  const document = await state.read();
+  const live = new Set(await state.liveMembers(document, 'executor'));
+  const addresses = new Map(Object.entries(document.members).map(([id, member]) => [id, member.address]));
+  const entry = document.datasets[dataset];
+  const partitions = Object.entries(entry?.partitions ?? {}).map(([id, partition]) => ({ id, values: partition.values, owner: partition.owner }));
+  return { at: Date.now(), live, addresses, partitions };
 }
