@@ -1,10 +1,8 @@
-import { notYetEffectiveMessage } from '../plugins/pending.js';
 import { closestMatch } from '../text/did-you-mean.js';
-import { DATASET_KEYS_NOT_YET_EFFECTIVE } from './sections/datasets.js';
 import { knownParams } from './sections/runtime-core.js';
 import { SPICE_ONLY_RUNTIME_KEYS, SPICE_ONLY_TOP_LEVEL_KEYS } from './sections/top-level.js';
 import type { OwnedSlice } from './schema.js';
-import { formatPath, hasPath, isMapping, parsePath } from './path.js';
+import { hasPath, isMapping, parsePath } from './path.js';
 
 /**
  * Start-up warnings the core derives from the raw document: Spice features Quarry does
@@ -12,7 +10,7 @@ import { formatPath, hasPath, isMapping, parsePath } from './path.js';
  * lands, and sections of plugins switched off.
  */
 export function documentWarnings(document: Record<string, unknown>, slices: readonly OwnedSlice[], pluginNames: readonly string[] = []): string[] {
-  return [...spiceOnlyWarnings(document), ...paramsWarnings(document), ...notYetEffectiveWarnings(document, pluginNames), ...disabledSectionWarnings(document, slices)];
+  return [...spiceOnlyWarnings(document), ...paramsWarnings(document), ...absentPluginWarnings(document, pluginNames), ...disabledSectionWarnings(document, slices)];
 }
 
 /** The plugin that serves `runtime.params.geo` (the spatial ST_* functions); a deployment may leave it out. */
@@ -46,21 +44,13 @@ function paramsWarnings(document: Record<string, unknown>): string[] {
   return warnings;
 }
 
-function notYetEffectiveWarnings(document: Record<string, unknown>, pluginNames: readonly string[]): string[] {
+function absentPluginWarnings(document: Record<string, unknown>, pluginNames: readonly string[]): string[] {
   const warnings: string[] = [];
   const runtime = isMapping(document.runtime) ? document.runtime : {};
   const params = isMapping(runtime.params) ? runtime.params : {};
   if (params.geo === 'enabled' && !pluginNames.includes(GEO_PLUGIN)) {
     warnings.push('runtime.params.geo is "enabled" but has no effect: the geo plugin (the spatial ST_* functions) is not part of this deployment');
   }
-
-  const datasets = Array.isArray(document.datasets) ? document.datasets : [];
-  datasets.forEach((_dataset: unknown, index) => {
-    for (const key of DATASET_KEYS_NOT_YET_EFFECTIVE) {
-      const segments = ['datasets', index, ...parsePath(key)];
-      if (hasPath(document, segments)) warnings.push(notYetEffectiveMessage(formatPath(segments)));
-    }
-  });
   return warnings;
 }
 

@@ -1,9 +1,5 @@
 import test from 'ava';
-import type { LogRecord } from '../../core/log.js';
-import { createLogger } from '../../core/log.js';
 import { isConfigured } from '../../core/manifest/presence.js';
-import { warnNotYetEffective } from '../../core/plugins/pending.js';
-import type { PluginRuntime } from '../../core/plugins/types.js';
 import { defaultPlugins } from '../../plugins/default-bundle.js';
 import { load } from './helpers.js';
 
@@ -68,21 +64,11 @@ test('a secret reference where nothing replaces it warns', async (t) => {
   ]);
 });
 
-function fakeRuntime(manifest: PluginRuntime['manifest']) {
-  const records: LogRecord[] = [];
-  const log = createLogger({ sink: (record) => records.push(record) });
-  return { runtime: { manifest, log } as unknown as PluginRuntime, records };
-}
-
-test('warnNotYetEffective checks what was written, not the defaulted manifest', async (t) => {
+test('isConfigured tells what was written from what the schema defaulted', async (t) => {
   const { manifest } = await load('runtime:\n  task_history:\n    enabled: false\nfunctions:\n  - name: f\n    from: sql\n    body: "1"\n    signature: { returns: int64 }\n');
   t.true(isConfigured(manifest, 'runtime.task_history'));
   t.true(isConfigured(manifest, 'functions'));
   t.false(isConfigured(manifest, 'runtime.cors'), 'cors is in the manifest object only through its defaults');
-  const { runtime, records } = fakeRuntime(manifest);
-  t.true(warnNotYetEffective(runtime, 'runtime.task_history', 'task history'));
-  t.false(warnNotYetEffective(runtime, 'runtime.cors', 'CORS'));
-  t.deepEqual(records.map((record) => record.message), ['runtime.task_history is configured but has no effect yet: task history is not implemented in this release']);
 });
 
 test('every built-in plugin owns its sections and they are all in the bundle', (t) => {

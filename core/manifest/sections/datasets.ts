@@ -3,9 +3,8 @@ import { durationSchema } from '../../units.js';
 import { requiredField } from '../messages.js';
 
 /**
- * `datasets:` entries. The core serves `file:` sources; connector plugins (issue 7/8) add
- * schemes. Keys Quarry accepts but does not act on yet are listed in NOT_YET_EFFECTIVE so
- * the loader warns instead of silently ignoring them.
+ * `datasets:` entries. The core serves `file:` sources; connector plugins add the other
+ * schemes (core/engine/sources/connector.ts).
  */
 const parameterValue = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 
@@ -80,5 +79,3 @@ function accelerationProblems(dataset: { name: string; time_column?: string | un
 export type DatasetConfig = z.output<typeof datasetSchema>;
 export type AccelerationConfig = z.output<typeof accelerationSchema>;
 
-/** Dataset keys accepted now whose behaviour a later issue brings: configuring them warns. */
-export const DATASET_KEYS_NOT_YET_EFFECTIVE: readonly string[] = [];
