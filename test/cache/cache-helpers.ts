@@ -52,6 +52,25 @@ export function queryLogPlugin(log: Array<{ request: QueryRequest; outcome: Quer
   };
 }
 
+/**
+ * Holds every internal (background) query at `query.before` until `release()`, so a test can
+ * answer several requests from a stale entry before the refresh can replace it, however slow
+ * the machine is.
+ */
+export function internalQueryGate(): QuarryPlugin & { release(): void } {
+  let release!: () => void;
+  const opened = new Promise<void>((resolve) => { release = resolve; });
+  return {
+    name: 'internal-query-gate',
+    release: () => release(),
+    apply(runtime) {
+      runtime.hooks.query.before.tapPromise({ name: 'internal-query-gate', stage: STAGE.OBSERVE_LAST }, async (request) => {
+        if (request.protocol === 'internal') await opened;
+      });
+    },
+  };
+}
+
 /** A setup with the results cache (and the given plugins) as the whole bundle. */
 export function cacheSetup(runtimeSection: string, extra: { plugins?: QuarryPlugin[]; flight?: boolean } = {}): RuntimeSetup & { cachePlugin: ResultsCachePlugin } {
   const cachePlugin = createResultsCachePlugin();

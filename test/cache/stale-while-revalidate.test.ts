@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { QueryOutcome, QueryRequest } from '../../core/pipeline/types.js';
 import { withRuntime } from '../helpers/runtime.js';
-import { ask, cacheSetup, eventually, queryLogPlugin, sleep, testKeysPlugin } from './cache-helpers.js';
+import { ask, cacheSetup, eventually, internalQueryGate, queryLogPlugin, sleep, testKeysPlugin } from './cache-helpers.js';
 
 const QUERY = 'SELECT id, label FROM events ORDER BY id';
 type Logged = Array<{ request: QueryRequest; outcome: QueryOutcome }>;
@@ -9,7 +9,8 @@ const internal = (log: Logged) => log.filter((entry) => entry.request.protocol =
 
 test('between item_ttl and item_ttl + swr the stale entry is served and one refresh runs, as the caller', async (t) => {
   const log: Logged = [];
-  const setup = cacheSetup('caching:\n  sql_results:\n    item_ttl: 300ms\n    stale_while_revalidate_ttl: 10s', { plugins: [testKeysPlugin(), queryLogPlugin(log)] });
+  const gate = internalQueryGate();
+  const setup = cacheSetup('caching:\n  sql_results:\n    item_ttl: 300ms\n    stale_while_revalidate_ttl: 10s', { plugins: [testKeysPlugin(), queryLogPlugin(log), gate] });
   await withRuntime(t, setup, async (context) => {
     const alice = { 'x-api-key': 'alice' };
     t.is((await ask(context, QUERY, { headers: alice })).cache, 'MISS');
@@ -18,6 +19,8 @@ test('between item_ttl and item_ttl + swr the stale entry is served and one refr
     t.deepEqual(answers.map((answer) => answer.cache), Array(6).fill('STALE'));
     t.is(answers[0]!.headers.get('cache-control'), 'private, max-age=0, stale-while-revalidate=10');
     t.deepEqual(answers[0]!.body, [{ id: 1, label: 'one' }, { id: 2, label: 'two' }]);
+    t.is(internal(log).length, 0, 'the refresh is held at the gate until every stale answer is in');
+    gate.release();
     await eventually(() => internal(log).length === 1 && setup.cachePlugin.caches().refresher!.runningCount === 0);
     await sleep(100);
     t.is(internal(log).length, 1, 'concurrent stale answers started a single refresh');
