@@ -6,15 +6,27 @@ import { fileURLToPath } from 'node:url';
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const benchData = path.join(repositoryRoot, 'bench/.data');
 
+/**
+ * How benchmarks start quarryd: as shipped, `bin/quarryd.js` over the compiled dist/ (what
+ * `npm start` and users run; `npm run bench` rebuilds it first), or from the TypeScript
+ * through tsx with QUARRY_FROM_SOURCE=1. tsx's loader and name helpers cost CPU on every
+ * request, so figures from source understate the runtime.
+ */
+export const FROM_SOURCE = process.env['QUARRY_FROM_SOURCE'] === '1';
+
+export function quarrydEntry(): string[] {
+  return FROM_SOURCE ? ['--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts')] : [path.join(repositoryRoot, 'bin/quarryd.js')];
+}
+
 export interface BenchServer {
   process: ChildProcess;
   baseUrl: string;
   stop(): Promise<void>;
 }
 
-/** Starts quarryd from source on a free port and waits until /v1/ready answers 200. */
+/** Starts quarryd (see quarrydEntry) on a free port and waits until /v1/ready answers 200. */
 export async function startServer(manifestDirectory: string): Promise<BenchServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts'), manifestDirectory, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
+  const child = spawn(process.execPath, [...quarrydEntry(), manifestDirectory, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
     cwd: repositoryRoot,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

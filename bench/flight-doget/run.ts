@@ -9,11 +9,10 @@
  * `QUARRYD_NODE_FLAGS=--heap-growing-percent=100` (see docs/json-encoding.md §7).
  */
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { FlightSqlClient } from '../../core/flight/client/flight-sql-client.js';
 import { streamRecordBatches } from '../../core/engine/arrow/index.js';
-import { median, mebibytes, repositoryRoot, residentBytes } from '../common/server.js';
+import { median, mebibytes, quarrydEntry, repositoryRoot, residentBytes } from '../common/server.js';
 import { ROWS, directory, ensureDataset, parquet } from './dataset.js';
 
 const RUNS = 3;
@@ -25,10 +24,10 @@ interface Daemon {
   stop(): Promise<void>;
 }
 
-/** quarryd from source, on free ports; resolves once the Flight endpoint is logged and the dataset loaded. */
+/** quarryd (as shipped unless QUARRY_FROM_SOURCE=1), on free ports; resolves once the Flight endpoint is logged and the dataset loaded. */
 async function startDaemon(): Promise<Daemon> {
   const nodeFlags = (process.env['QUARRYD_NODE_FLAGS'] ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts'), directory, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
+  const child = spawn(process.execPath, [...nodeFlags, ...quarrydEntry(), directory, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
     cwd: repositoryRoot,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

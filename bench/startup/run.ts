@@ -12,11 +12,10 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { benchData, median, repositoryRoot } from '../common/server.js';
+import { benchData, FROM_SOURCE, median, quarrydEntry, repositoryRoot } from '../common/server.js';
 
 const RUNS = Number(process.env['STARTUP_RUNS'] ?? 3);
 const ROWS_PER_DATASET = 100_000;
-const FROM_SOURCE = process.env['QUARRY_FROM_SOURCE'] === '1';
 
 interface Dataset {
   readonly name: string;
@@ -34,7 +33,7 @@ interface Dataset {
 async function quarryReadyMs(directory: string): Promise<{ readyMs: number; modulesMs: number }> {
   const started = performance.now();
   const spawnedAt = Date.now();
-  const entry = FROM_SOURCE ? ['--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts')] : [path.join(repositoryRoot, 'bin/quarryd.js')];
+  const entry = quarrydEntry();
   const child = spawn(process.execPath, [...entry, directory, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
     cwd: repositoryRoot,
     stdio: ['ignore', 'ignore', 'pipe'],

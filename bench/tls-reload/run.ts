@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTestPki, type IssuedCertificate } from '../../test/helpers/certificates.js';
 import { serverCommonName } from '../../test/helpers/tls-clients.js';
-import { median, repositoryRoot } from '../common/server.js';
+import { median, quarrydEntry, repositoryRoot } from '../common/server.js';
 
 const ROTATIONS = 10;
 const ROTATION_INTERVAL_MS = 600;
@@ -47,7 +47,7 @@ interface Daemon {
 }
 
 async function startDaemon(): Promise<Daemon> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts'), directory, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
+  const child = spawn(process.execPath, [...quarrydEntry(), directory, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
     cwd: repositoryRoot,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

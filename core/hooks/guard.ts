@@ -36,7 +36,20 @@ export function guardHooks(tree: object, prefix = ''): void {
       register(tap) {
         const original = tap.fn;
         if (tap.type === 'promise') {
-          return { ...tap, fn: (...args) => Promise.resolve().then(() => original(...args)).catch((error) => { throw wrapFailure(error, tap.name, hookName); }) };
+          const rethrow = (error: unknown) => {
+            throw wrapFailure(error, tap.name, hookName);
+          };
+          // Called directly (no extra microtask: these run on every query); a synchronous throw becomes a rejection.
+          return {
+            ...tap,
+            fn: (...args) => {
+              try {
+                return Promise.resolve(original(...args)).then(undefined, rethrow);
+              } catch (error) {
+                return Promise.reject(wrapFailure(error, tap.name, hookName));
+              }
+            },
+          };
         }
         if (tap.type === 'sync') {
           return {

@@ -15,12 +15,19 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Node's request headers are already a lower-cased record of strings; only `set-cookie` may
+ * be an array. Copied only then (this runs on every request).
+ */
 function headerRecord(request: FastifyRequest): Record<string, string | undefined> {
-  const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    headers[name] = Array.isArray(value) ? value[0] : value;
+  const headers = request.headers;
+  if (headers['set-cookie'] === undefined) return headers as Record<string, string | undefined>;
+  const copy: Record<string, string | undefined> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    copy[name] = Array.isArray(value) ? value[0] : value;
   }
-  return headers;
+  return copy;
 }
 
 function tlsPeer(request: FastifyRequest): TlsPeer | undefined {
@@ -38,10 +45,11 @@ function tlsPeer(request: FastifyRequest): TlsPeer | undefined {
 }
 
 export function buildInbound(request: FastifyRequest): InboundRequest {
-  const config = request.routeOptions.config;
+  // One read of routeOptions: fastify builds a new object on every access.
+  const { config, url } = request.routeOptions;
   return {
     protocol: 'http',
-    route: request.routeOptions.url ?? request.url.split('?')[0] ?? request.url,
+    route: url ?? request.url.split('?')[0] ?? request.url,
     method: request.method,
     headers: headerRecord(request),
     remoteAddress: request.ip,

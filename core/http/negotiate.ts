@@ -19,8 +19,22 @@ const byMediaType: Record<string, ResultFormat> = {
   '*/*': 'json-text',
 };
 
+/** Clients send the same few Accept headers again and again: each is ranked once. */
+const negotiated = new Map<string, ResultFormat>();
+const MAX_REMEMBERED = 256;
+
 export function negotiateFormat(accept: string | undefined): ResultFormat {
   if (!accept) return 'json-text';
+  let format = negotiated.get(accept);
+  if (format === undefined) {
+    format = rank(accept);
+    if (negotiated.size >= MAX_REMEMBERED) negotiated.clear();
+    negotiated.set(accept, format);
+  }
+  return format;
+}
+
+function rank(accept: string): ResultFormat {
   const ranked = accept
     .split(',')
     .map((part, index) => {

@@ -4,7 +4,7 @@ import type { Hooks } from '../hooks/hooks.js';
 import type { TlsService } from '../listeners/tls-service.js';
 import type { PhaseMachine } from '../lifecycle/phase.js';
 import type { Logger } from '../log.js';
-import { admit } from '../pipeline/admission.js';
+import { admitThen } from '../pipeline/admission.js';
 import { formatAddress, parseListenAddress } from '../listeners/address.js';
 import { formatSize } from '../units.js';
 import { buildInbound } from './inbound.js';
@@ -69,13 +69,15 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style: no promise per request when every request and auth tap is synchronous.
+  app.addHook('onRequest', (request, reply, done) => {
     request.inbound = buildInbound(request);
     if (!options.phase.acceptsWork && !ANSWERED_WHILE_DRAINING.has(request.inbound.route)) {
       reply.header('connection', 'close');
-      throw new QuarryError('RUNTIME_SHUTTING_DOWN', 'the runtime is shutting down; retry against another replica');
+      done(new QuarryError('RUNTIME_SHUTTING_DOWN', 'the runtime is shutting down; retry against another replica'));
+      return;
     }
-    await admit(options.hooks, request.inbound);
+    admitThen(options.hooks, request.inbound, (error) => done(error as Error | undefined));
   });
 
   app.setNotFoundHandler((request) => {

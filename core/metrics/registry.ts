@@ -18,10 +18,22 @@ export interface InstrumentOptions {
 
 export interface Counter {
   add(value: number, attributes?: MetricAttributes): void;
+  /** The series of one attribute set, resolved once: for recorders on the request path. */
+  bind(attributes: MetricAttributes): BoundCounter;
+}
+
+export interface BoundCounter {
+  add(value: number): void;
 }
 
 export interface Histogram {
   record(value: number, attributes?: MetricAttributes): void;
+  /** The series of one attribute set, resolved once: for recorders on the request path. */
+  bind(attributes: MetricAttributes): BoundHistogram;
+}
+
+export interface BoundHistogram {
+  record(value: number): void;
 }
 
 export interface GaugeObservation {
@@ -75,6 +87,8 @@ function snapshotOf(name: string, declared: Declared): MetricSnapshot {
   };
 }
 
+const NO_ATTRIBUTES: MetricAttributes = Object.freeze({});
+
 /** A canonical key of an attribute set (recorded on every request: kept cheap). */
 function attributeKey(attributes: MetricAttributes): string {
   const names = Object.keys(attributes);
@@ -98,27 +112,33 @@ export class MetricsRegistry {
   readonly #declarationListeners = new Set<DeclarationListener>();
 
   counter(name: string, options: InstrumentOptions): Counter {
-    const declared = this.#declare(name, 'counter', options);
-    return { add: (value, attributes = {}) => this.#accumulate(name, declared, value, attributes) };
+    return this.#counter(name, 'counter', options);
   }
 
   upDownCounter(name: string, options: InstrumentOptions): Counter {
-    const declared = this.#declare(name, 'up_down_counter', options);
-    return { add: (value, attributes = {}) => this.#accumulate(name, declared, value, attributes) };
+    return this.#counter(name, 'up_down_counter', options);
   }
 
   histogram(name: string, options: InstrumentOptions): Histogram {
     const declared = this.#declare(name, 'histogram', options);
+    const record = (point: MetricPoint, value: number) => {
+      point.value += value;
+      point.count = (point.count ?? 0) + 1;
+      if (value < point.min!) point.min = value;
+      if (value > point.max!) point.max = value;
+      if (this.#listeners.size > 0) this.#notify(name, 'histogram', value, point.attributes);
+    };
+    // A series appears with its first value (bound or not).
+    let unattributed: MetricPoint | undefined;
+    const pointOf = (attributes: MetricAttributes, value: number) => {
+      const key = attributeKey(attributes);
+      return declared.series.get(key) ?? this.#add(declared, key, { attributes, value: 0, count: 0, min: value, max: value });
+    };
     return {
-      record: (value, attributes = {}) => {
-        const key = attributeKey(attributes);
-        const point = declared.series.get(key) ?? { attributes, value: 0, count: 0, min: value, max: value };
-        point.value += value;
-        point.count = (point.count ?? 0) + 1;
-        point.min = Math.min(point.min ?? value, value);
-        point.max = Math.max(point.max ?? value, value);
-        declared.series.set(key, point);
-        this.#notify(name, 'histogram', value, attributes);
+      record: (value, attributes) => record(attributes === undefined ? (unattributed ??= pointOf(NO_ATTRIBUTES, value)) : pointOf(attributes, value), value),
+      bind: (attributes) => {
+        let point: MetricPoint | undefined;
+        return { record: (value) => record((point ??= pointOf(attributes, value)), value) };
       },
     };
   }
@@ -173,12 +193,30 @@ export class MetricsRegistry {
     return declared;
   }
 
-  #accumulate(name: string, declared: Declared, value: number, attributes: MetricAttributes): void {
-    const key = attributeKey(attributes);
-    const point = declared.series.get(key) ?? { attributes, value: 0 };
-    point.value += value;
+  #counter(name: string, kind: 'counter' | 'up_down_counter', options: InstrumentOptions): Counter {
+    const declared = this.#declare(name, kind, options);
+    const add = (point: MetricPoint, value: number) => {
+      point.value += value;
+      if (this.#listeners.size > 0) this.#notify(name, kind, value, point.attributes);
+    };
+    let unattributed: MetricPoint | undefined;
+    const pointOf = (attributes: MetricAttributes) => {
+      const key = attributeKey(attributes);
+      return declared.series.get(key) ?? this.#add(declared, key, { attributes, value: 0 });
+    };
+    return {
+      add: (value, attributes) => add(attributes === undefined ? (unattributed ??= pointOf(NO_ATTRIBUTES)) : pointOf(attributes), value),
+      bind: (attributes) => {
+        let point: MetricPoint | undefined;
+        return { add: (value) => add((point ??= pointOf(attributes)), value) };
+      },
+    };
+  }
+
+  /** A new series (a series is never removed). */
+  #add(declared: Declared, key: string, point: MetricPoint): MetricPoint {
     declared.series.set(key, point);
-    this.#notify(name, declared.kind, value, attributes);
+    return point;
   }
 
   #notify(name: string, kind: MetricKind, value: number, attributes: MetricAttributes): void {

@@ -104,21 +104,23 @@ export class QueryPipeline {
       let result: QueryResult | undefined;
       let executionMs = () => 0;
       try {
-        await this.#hooks.query.before.promise(request);
-        result = (await this.#hooks.cache.lookup.promise(request)) ?? (await this.#hooks.query.instead.promise(request));
+        const { query, cache } = this.#hooks;
+        // Hooks nobody tapped are skipped: each call costs a promise, on every query.
+        if (query.before.isUsed()) await query.before.promise(request);
+        result = (cache.lookup.isUsed() ? await cache.lookup.promise(request) : undefined) ?? (query.instead.isUsed() ? await query.instead.promise(request) : undefined);
         if (result) {
           (await preparing?.catch(() => undefined))?.close();
         } else {
           const stream = await (await prepare()).execute(request.parameters, request.signal);
           executionMs = stream.executionMs;
           const fresh: QueryResult = { schema: stream.schema, batches: stream.batches, cacheStatus: 'BYPASS', headers: {} };
-          result = await this.#hooks.cache.store.promise(fresh, request);
+          result = cache.store.isUsed() ? await cache.store.promise(fresh, request) : fresh;
         }
       } catch (error) {
         (await preparing?.catch(() => undefined))?.close();
         throw error;
       }
-      result = await this.#hooks.query.result.promise(result, request);
+      if (this.#hooks.query.result.isUsed()) result = await this.#hooks.query.result.promise(result, request);
       const aborted = () => (abort instanceof LazyAbort ? abort.aborted : request.signal.aborted);
       return { request, result: this.#observe(request, result, started, executionMs, aborted) };
     } catch (error) {

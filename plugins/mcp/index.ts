@@ -26,7 +26,7 @@ export function createMcpPlugin(options: McpPluginOptions = {}): QuarryPlugin {
       const listenerScheme = runtime.tls ? 'https' : 'http';
 
       // At the transport stage, before API keys: a rebound page is refused whatever it sends.
-      runtime.hooks.request.tapPromise({ name: MCP_PLUGIN_NAME, stage: STAGE.TRANSPORT }, async (request) => {
+      runtime.hooks.request.tap({ name: MCP_PLUGIN_NAME, stage: STAGE.TRANSPORT }, (request) => {
         if (request.protocol !== 'http' || request.route !== MCP_ROUTE) return;
         const refusal = allowList.refusal(request.headers['host'], request.headers['origin'], listenerScheme);
         if (refusal) throw new QuarryError('MCP_HOST_FORBIDDEN', refusal);

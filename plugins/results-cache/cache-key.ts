@@ -11,6 +11,12 @@ export type CacheKeyType = 'plan' | 'sql';
 /** Who may share an entry: everyone (no auth) or one principal. */
 export type CacheScope = 'shared' | 'user';
 
+/** A key with its hash under the cache's hashing algorithm. */
+export interface HashedKey {
+  readonly key: CacheKeySource;
+  readonly hash: string;
+}
+
 /** What a query's entry is found by. */
 export interface CacheKeySource {
   /** The unhashed key: namespace, what identifies the query, parameters. */
@@ -78,8 +84,30 @@ export class CacheKeyBuilder {
     sizeCalculation: (plan, sql) => (plan.length + sql.length) * 2,
   });
 
+  /**
+   * Keys of parameterless queries without a custom key, hashed, by principal and SQL text:
+   * a repeated query (every cache hit) builds and hashes its key once, not per request (a
+   * plan key's material is the whole plan text, a few KiB to hash each time).
+   */
+  readonly #hashed = new LRUCache<string, HashedKey>({
+    maxSize: 32 * 1024 * 1024,
+    sizeCalculation: (hashed, memoKey) => (hashed.key.material.length + memoKey.length + hashed.hash.length) * 2 + 64,
+  });
+
   constructor(keyType: CacheKeyType) {
     this.keyType = keyType;
+  }
+
+  /** The key of a query, hashed with `hasher`; remembered for parameterless queries. */
+  async hashed(request: QueryRequest, hasher: (material: string) => string): Promise<HashedKey> {
+    const memoisable = request.parameters.length === 0 && customKeyOf(request.inbound?.headers) === undefined;
+    const memoKey = memoisable ? `${request.principal.id}\u0000${request.sql}` : '';
+    const known = memoisable ? this.#hashed.get(memoKey) : undefined;
+    if (known !== undefined) return known;
+    const key = await this.build(request);
+    const hashed = { key, hash: hasher(key.material) };
+    if (memoisable) this.#hashed.set(memoKey, hashed);
+    return hashed;
   }
 
   async build(request: QueryRequest): Promise<CacheKeySource> {
@@ -95,6 +123,7 @@ export class CacheKeyBuilder {
   /** Forgets memoised plans (a dataset was refreshed: plans of `SELECT *` may change). */
   forgetPlans(): void {
     this.#plans.clear();
+    this.#hashed.clear();
   }
 
   async #plan(request: QueryRequest): Promise<string> {

@@ -26,16 +26,13 @@ const CUSTOM_KEY_VARY = 'Quarry-Cache-Key, Spice-Cache-Key';
  */
 export function cacheResponseHeaders(facts: ResponseHeaderFacts): Record<string, string> {
   const headers: Record<string, string> = { 'results-cache-status': facts.status, 'results-cache-scope': facts.scope };
-  const vary = [facts.scope === 'user' ? USER_VARY : '', facts.customKey ? CUSTOM_KEY_VARY : ''].filter(Boolean).join(', ');
-  if (vary !== '') headers['vary'] = vary;
+  // Built without arrays: this runs on every cache hit.
+  const user = facts.scope === 'user';
+  if (user || facts.customKey) headers['vary'] = user && facts.customKey ? `${USER_VARY}, ${CUSTOM_KEY_VARY}` : user ? USER_VARY : CUSTOM_KEY_VARY;
   if (facts.staleWhileRevalidateMs > 0) {
     const maxAgeMs = facts.status === 'HIT' ? (facts.freshForMs ?? 0) : facts.status === 'STALE' ? 0 : facts.itemTtlMs;
-    const directives = [
-      facts.scope === 'user' ? 'private' : '',
-      `max-age=${Math.max(0, Math.floor(maxAgeMs / 1000))}`,
-      `stale-while-revalidate=${Math.floor(facts.staleWhileRevalidateMs / 1000)}`,
-    ];
-    headers['cache-control'] = directives.filter(Boolean).join(', ');
+    const maxAge = `max-age=${Math.max(0, Math.floor(maxAgeMs / 1000))}, stale-while-revalidate=${Math.floor(facts.staleWhileRevalidateMs / 1000)}`;
+    headers['cache-control'] = user ? `private, ${maxAge}` : maxAge;
   }
   return headers;
 }

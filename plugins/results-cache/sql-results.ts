@@ -57,8 +57,7 @@ export function tapSqlResultsCache(options: SqlResultsCacheOptions): SwrRefreshe
     if (!cache || request.kind !== 'read' || readsSystemTables(request)) return undefined;
     const directives = parseCacheControl(request.inbound?.headers['cache-control']);
     const refreshing = refresher.claim(request);
-    const key = refreshing ?? (await keys.build(request));
-    const hash = cache.keyOf(key.material);
+    const { key, hash } = refreshing ? { key: refreshing, hash: cache.keyOf(refreshing.material) } : await keys.hashed(request, (material) => cache.keyOf(material));
     const state: QueryCacheState = { key, hash, generations: cache.generationsOf(request.datasets), directives, status: 'MISS' };
     request.state.set(name, state);
     if (refreshing || directives.noCache) {

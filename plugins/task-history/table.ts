@@ -61,7 +61,16 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** Lone UTF-16 surrogates become U+FFFD: DuckDB's JSON parser rejects them (and the whole batch with them). */
 function wellFormed(text: string): string {
-  return text.replace(LONE_SURROGATE, '\uFFFD');
+  // Almost no text has surrogates at all: one scan without allocating decides.
+  return SURROGATE.test(text) ? text.replace(LONE_SURROGATE, '\uFFFD') : text;
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+function wellFormedLabels(labels: Readonly<Record<string, string>>): Record<string, string> {
+  const copy: Record<string, string> = {};
+  for (const key in labels) copy[wellFormed(key)] = wellFormed(labels[key]!);
+  return copy;
 }
 
 /**
@@ -83,7 +92,7 @@ export function insertStatement(rows: readonly TaskRow[]): { sql: string; parame
       end_us: row.endTime.getTime() * 1000,
       execution_duration_ms: row.executionDurationMs,
       error_message: row.errorMessage === undefined ? null : wellFormed(row.errorMessage),
-      labels: Object.fromEntries(Object.entries(row.labels).map(([key, value]) => [wellFormed(key), wellFormed(value)])),
+      labels: wellFormedLabels(row.labels),
     })),
   );
   return { sql: INSERT_FROM_JSON_SQL, parameters: [json] };
@@ -97,6 +106,7 @@ export function retentionStatement(cutoff: Date): { sql: string; parameters: unk
 /** Rough size of a row in memory, to bound the write buffer in bytes as well as rows. */
 export function approximateSize(row: TaskRow): number {
   let size = 256 + row.input.length + (row.capturedOutput?.length ?? 0) + (row.errorMessage?.length ?? 0);
-  for (const [key, value] of Object.entries(row.labels)) size += key.length + value.length;
+  const labels = row.labels;
+  for (const key in labels) size += key.length + labels[key]!.length;
   return size * 2;
 }

@@ -38,3 +38,24 @@ test('subscribers see every recording', (t) => {
   metrics.counter('a', { description: 'a' }).add(3);
   t.deepEqual(seen, ['a:counter:2']);
 });
+
+test('bound series record into the same series as unbound calls, appear with their first value, and reach subscribers', (t) => {
+  const metrics = new MetricsRegistry();
+  const seen: Array<[string, number, object]> = [];
+  metrics.subscribe((name, _kind, value, attributes) => seen.push([name, value, attributes]));
+  const requests = metrics.counter('http_requests', { description: 'requests' });
+  const bound = requests.bind({ route: '/v1/sql', status: '200' });
+  t.is(metrics.snapshot('http_requests')!.points.length, 0, 'binding alone creates no series');
+  bound.add(1);
+  bound.add(1);
+  requests.add(3, { status: '200', route: '/v1/sql' });
+  t.is(metrics.value('http_requests', { route: '/v1/sql', status: '200' }), 5, 'attribute order does not matter');
+  const duration = metrics.histogram('query_duration_ms', { description: 'duration' });
+  const http = duration.bind({ protocol: 'http' });
+  http.record(4);
+  duration.record(10, { protocol: 'http' });
+  http.record(1);
+  t.deepEqual(metrics.snapshot('query_duration_ms')!.points, [{ attributes: { protocol: 'http' }, value: 15, count: 3, min: 1, max: 10 }]);
+  t.deepEqual(seen.map(([name, value]) => [name, value]), [['http_requests', 1], ['http_requests', 1], ['http_requests', 3], ['query_duration_ms', 4], ['query_duration_ms', 10], ['query_duration_ms', 1]]);
+  t.deepEqual(seen[0]![2], { route: '/v1/sql', status: '200' });
+});

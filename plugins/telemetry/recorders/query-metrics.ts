@@ -1,5 +1,6 @@
 import { STAGE } from '../../../core/hooks/stages.js';
 import type { PluginRuntime } from '../../../core/plugins/types.js';
+import { memoise } from '../../../core/metrics/memoise.js';
 
 const PLUGIN = 'telemetry';
 /** request.state key: set when query.before counted the query as active, so query.after can uncount it. */
@@ -27,19 +28,36 @@ export function recordQueryMetrics(runtime: PluginRuntime): void {
   const active = metrics.upDownCounter('query_active_count', { description: 'Queries running now (started and not yet fully sent), by protocol.' });
   const returnedRows = metrics.histogram('query_returned_rows', { description: 'Rows returned by each successful query.', boundaries: ROW_BOUNDARIES });
 
+  // Every query records into these: the series of each protocol are resolved once.
+  const byProtocol = memoise((protocol: string) => {
+    const attributes = { protocol };
+    return {
+      active: active.bind(attributes),
+      duration: duration.bind(attributes),
+      executionDuration: executionDuration.bind(attributes),
+      returnedRows: returnedRows.bind(attributes),
+    };
+  });
+  const executionsOf = memoise((key: string) => {
+    const [protocol = '', datasets = ''] = key.split('\u0000');
+    return executions.bind({ protocol, datasets });
+  });
+
   // First, so a query refused by a later query.before tap is still counted and then uncounted.
   runtime.hooks.query.before.tap({ name: PLUGIN, stage: STAGE.OBSERVE_FIRST }, (query) => {
     query.state.set(COUNTED_ACTIVE, true);
-    active.add(1, { protocol: query.protocol });
+    byProtocol(query.protocol).active.add(1);
   });
 
   runtime.hooks.query.after.tap({ name: PLUGIN, stage: STAGE.OBSERVE_LAST }, (query, outcome) => {
     const protocol = query.protocol;
-    if (query.state.get(COUNTED_ACTIVE) === true) active.add(-1, { protocol });
-    duration.record(outcome.durationMs, { protocol });
-    executionDuration.record(outcome.executionMs, { protocol });
-    executions.add(1, { protocol, datasets: [...query.datasets].sort().join(',') });
+    const series = byProtocol(protocol);
+    if (query.state.get(COUNTED_ACTIVE) === true) series.active.add(-1);
+    series.duration.record(outcome.durationMs);
+    series.executionDuration.record(outcome.executionMs);
+    const datasets = query.datasets.length <= 1 ? (query.datasets[0] ?? '') : [...query.datasets].sort().join(',');
+    executionsOf(`${protocol}\u0000${datasets}`).add(1);
     if (outcome.status === 'error') failures.add(1, { protocol, err_code: outcome.error?.code ?? 'UNKNOWN' });
-    if (outcome.status === 'ok') returnedRows.record(outcome.rows, { protocol });
+    if (outcome.status === 'ok') series.returnedRows.record(outcome.rows);
   });
 }

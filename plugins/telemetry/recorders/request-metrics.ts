@@ -1,5 +1,6 @@
 import { STAGE } from '../../../core/hooks/stages.js';
 import type { PluginRuntime } from '../../../core/plugins/types.js';
+import { memoise } from '../../../core/metrics/memoise.js';
 
 /** Label value for requests no route matched: keeps probing scanners from creating a series per URL. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -19,15 +20,19 @@ export function recordRequestMetrics(runtime: PluginRuntime): void {
   });
   const flightRequests = metrics.counter('flight_requests', { description: 'Arrow Flight calls received, by gRPC method.' });
 
+  // Route templates, methods and statuses are few: each combination's series is resolved once.
+  const seriesOf = memoise((key: string) => {
+    const [method = '', path = '', status = ''] = key.split(' ');
+    const attributes = { method, path, status };
+    return { requests: httpRequests.bind(attributes), duration: httpDuration.bind(attributes) };
+  });
+
   // onResponse runs after the response went out, for every route of the instance.
-  runtime.http.addHook('onResponse', async (request, reply) => {
-    const attributes = {
-      method: request.method,
-      path: request.routeOptions.url ?? UNMATCHED_ROUTE,
-      status: String(reply.statusCode),
-    };
-    httpRequests.add(1, attributes);
-    httpDuration.record(reply.elapsedTime, attributes);
+  runtime.http.addHook('onResponse', (request, reply, done) => {
+    const series = seriesOf(`${request.method} ${request.routeOptions.url ?? UNMATCHED_ROUTE} ${reply.statusCode}`);
+    series.requests.add(1);
+    series.duration.record(reply.elapsedTime);
+    done();
   });
 
   runtime.hooks.request.tap({ name: 'telemetry', stage: STAGE.OBSERVE_FIRST }, (request) => {
