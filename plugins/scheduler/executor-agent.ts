@@ -19,7 +19,7 @@ export function ownedRowsSql(dataset: PartitionedDataset, partitions: readonly (
  */
 export class ExecutorAgent {
   readonly #clients: NodeClient[];
-  readonly #options: { nodeId: string; flightEndpoint: () => string; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger };
+  readonly #options: { nodeId: string; nodeEndpoint: () => string; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger };
   /** Predicate SQL loaded per dataset; a dataset reloads when the wanted one differs. */
   readonly #applied = new Map<string, string>();
   #wanted = new Map<string, string>();
@@ -35,7 +35,7 @@ export class ExecutorAgent {
   #reloading: Promise<void> = Promise.resolve();
   #connected = false;
 
-  constructor(options: { nodeId: string; flightEndpoint: () => string; schedulerAddresses: readonly string[]; tls: NodeTlsMaterial | undefined; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; ttlMs: number }) {
+  constructor(options: { nodeId: string; nodeEndpoint: () => string; schedulerAddresses: readonly string[]; tls: NodeTlsMaterial | undefined; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; ttlMs: number }) {
     this.#clients = options.schedulerAddresses.map((address) => new NodeClient(address, options.tls));
     this.#options = options;
     this.#ttlMs = options.ttlMs;
@@ -64,10 +64,10 @@ export class ExecutorAgent {
 
   /** One heartbeat to every scheduler, then reloads what changed. */
   async beat(): Promise<void> {
-    const flightEndpoint = this.#options.flightEndpoint();
-    // Before its Flight listener is bound an executor cannot serve scans: it waits to beat.
-    if (flightEndpoint === '') return;
-    const request = { node_id: this.#options.nodeId, flight_endpoint: flightEndpoint };
+    const nodeEndpoint = this.#options.nodeEndpoint();
+    // Before its node listener is bound and its datasets registered an executor cannot serve scans: it waits to beat.
+    if (nodeEndpoint === '') return;
+    const request = { node_id: this.#options.nodeId, node_endpoint: nodeEndpoint };
     const replies = await Promise.allSettled(this.#clients.map((client) => client.heartbeat(request)));
     let newest: HeartbeatReply | undefined;
     for (const [index, reply] of replies.entries()) {

@@ -13,7 +13,11 @@ import './errors.js';
 import { Membership } from './membership.js';
 import { ExecutorAgent, ownedRowsSql } from './executor-agent.js';
 import { nodeTlsMaterial } from './node/node-credentials.js';
-import { startNodeServer, type NodeServer } from './node/node-server.js';
+import { nodeProtocolService, startNodeServer, type NodeServer } from './node/node-server.js';
+import { nodePeerAuthentication } from './node/node-peer.js';
+import { advertisedEndpoint } from './node/advertised-endpoint.js';
+import { executorConnector, type ExecutorConnector } from './routing/executor-client.js';
+import type { FlightServiceParts } from '../../core/flight/flight-service.js';
 import { schedulerNodeHandlers } from './scheduler-node.js';
 import { clusterSummary, nodeReports, registerReadinessGate, reportsOf, type NodeReport } from './operations.js';
 import { ClusterSource, PARTITIONS_HEADER } from './routing/cluster-source.js';
@@ -43,8 +47,9 @@ export function createSchedulerPlugin(): QuarryPlugin {
       let loop: AssignmentLoop | undefined;
       let nodeServer: NodeServer | undefined;
       let agent: ExecutorAgent | undefined;
+      let nodeFlight: FlightServiceParts | undefined;
+      let connect: ExecutorConnector | undefined;
       let routed = false;
-      let writable: string[] = [];
       const writeTargets: ClusterWriteTarget[] = [];
       const lostRaces = runtime.metrics.counter('scheduler_state_conflicts', { description: 'Writes of the shared cluster document that lost a compare-and-swap race and were retried' });
 
@@ -53,8 +58,8 @@ export function createSchedulerPlugin(): QuarryPlugin {
         schemes: ['cluster'],
         resolve(dataset) {
           const entry = partitioned.find((candidate) => candidate.name === dataset.location);
-          if (entry === undefined || state === undefined) throw new QuarryError('CLUSTER_CONFIG_INVALID', `dataset "${dataset.name}": from: cluster: is set by a scheduler for its partitioned datasets, not written in a manifest`);
-          return new ClusterSource(entry, state, (sql) => runtime.engine.runInternal(sql), runtime.log);
+          if (entry === undefined || state === undefined || connect === undefined) throw new QuarryError('CLUSTER_CONFIG_INVALID', `dataset "${dataset.name}": from: cluster: is set by a scheduler for its partitioned datasets, not written in a manifest`);
+          return new ClusterSource(entry, state, (sql) => runtime.engine.runInternal(sql), runtime.log, connect);
         },
       });
 
@@ -66,7 +71,6 @@ export function createSchedulerPlugin(): QuarryPlugin {
         partitioned = checked.datasets;
         // Without a node listener no executor can join, so the scheduler keeps its datasets local.
         routed = role === 'scheduler' && runtime.cluster.nodeBindAddress !== undefined;
-        writable = manifest.datasets.filter((dataset) => dataset.access === 'read_write' && partitioned.some((entry) => entry.name === dataset.name)).map((dataset) => dataset.name);
         if (routed) return routedThroughExecutors(manifest, partitioned);
         if (role !== 'executor') return manifest;
         // An executor loads no rows until a scheduler says what it owns; its agent then reloads
@@ -106,11 +110,21 @@ export function createSchedulerPlugin(): QuarryPlugin {
       runtime.hooks.startup.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async () => {
         if (role === 'executor') {
           const nodeId = runtime.cluster.nodeAdvertiseAddress ?? `${os.hostname()}-${process.pid}`;
+          const tls = nodeTlsMaterial(runtime.cluster);
+          // Schedulers scan and write through the executor's node listener: the Flight SQL
+          // service, for cluster peers only (mTLS); the public Flight listener keeps its auth.
+          nodeFlight = await runtime.flightService({ authenticate: nodePeerAuthentication(tls) });
+          nodeServer = await startNodeServer({ address: runtime.cluster.nodeBindAddress ?? '127.0.0.1:0', tls, services: [nodeFlight], serverOptions: nodeFlight.serverOptions });
+          const nodeEndpoint = advertisedEndpoint(nodeServer.endpoint, runtime.cluster.nodeAdvertiseAddress);
+          runtime.reportListener({ name: 'node', endpoint: () => nodeEndpoint, status: () => 'Ready' });
+          runtime.log.info('node listening', { endpoint: nodeServer.endpoint, advertised: nodeEndpoint, tls: tls === undefined ? 'none' : 'mtls' });
+          if (runtime.cluster.nodeBindAddress === undefined) runtime.log.info('the node listener is on loopback (no --node-bind-address): schedulers on other machines cannot reach this executor');
           agent = new ExecutorAgent({
             nodeId,
-            flightEndpoint: () => runtime.boundEndpoints().flight,
+            // Beats start once the runtime listens (its datasets are registered by then).
+            nodeEndpoint: () => (runtime.boundEndpoints().http === '' ? '' : nodeEndpoint),
             schedulerAddresses: runtime.cluster.schedulerAddresses,
-            tls: nodeTlsMaterial(runtime.cluster),
+            tls,
             datasets: partitioned,
             engine: runtime.engine,
             log: runtime.log,
@@ -142,6 +156,8 @@ export function createSchedulerPlugin(): QuarryPlugin {
         if (role !== 'scheduler') return;
         const config = runtime.section<NonNullable<SchedulerConfig>>('runtime.scheduler')!;
         const store = openObjectStore(config.state_location, config.params ?? {}, runtime.source.directory);
+        // Only a routing scheduler (one with a node listener) talks to executors.
+        if (routed) connect = executorConnector(nodeTlsMaterial(runtime.cluster));
         state = new ClusterState(store, { onLostRace: () => lostRaces.add(1) });
         const nodeId = runtime.cluster.nodeAdvertiseAddress ?? `${os.hostname()}:${process.pid}`;
         // A heartbeat lives one assignment interval: an executor that stops beating loses its
@@ -149,11 +165,11 @@ export function createSchedulerPlugin(): QuarryPlugin {
         membership = new Membership({ state, nodeId, role: 'scheduler', address: nodeId, ttlMs: config.partition_assignment_interval, log: runtime.log });
         await membership.start();
         if (runtime.cluster.nodeBindAddress !== undefined) {
+          const handlers = schedulerNodeHandlers({ state, manifestFile: runtime.source.file, baseDirectory: runtime.source.directory, heartbeatTtlMs: config.partition_assignment_interval });
           nodeServer = await startNodeServer({
             address: runtime.cluster.nodeBindAddress,
             tls: nodeTlsMaterial(runtime.cluster),
-            handlers: schedulerNodeHandlers({ state, manifestFile: runtime.source.file, baseDirectory: runtime.source.directory, heartbeatTtlMs: config.partition_assignment_interval }),
-            log: runtime.log,
+            services: [nodeProtocolService(handlers, runtime.log)],
           });
           const endpoint = nodeServer.endpoint;
           runtime.reportListener({ name: 'node', endpoint: () => endpoint, status: () => 'Ready' });
@@ -162,9 +178,12 @@ export function createSchedulerPlugin(): QuarryPlugin {
           runtime.log.warn('this scheduler has no node listener (no --node-bind-address): executors cannot reach it; it only runs assignment rounds');
         }
         // Writes to a read_write partitioned dataset go to the owners of each row's partition.
+        // Every partitioned dataset gets a target, read-only ones too: an INSERT into one then
+        // binds (as into an accelerated table on a single node) and the core's policy refuses
+        // it as a single node does (403 WRITE_NOT_ALLOWED), instead of failing to bind (400).
         if (routed) {
-          for (const entry of partitioned.filter((candidate) => writable.includes(candidate.name))) {
-            const target = new ClusterWriteTarget(entry, state, runtime.log);
+          for (const entry of partitioned) {
+            const target = new ClusterWriteTarget(entry, state, runtime.log, connect);
             writeTargets.push(target);
             runtime.engine.setWriteTarget(entry.name, target);
           }
@@ -197,6 +216,7 @@ export function createSchedulerPlugin(): QuarryPlugin {
         await agent?.stop();
         for (const target of writeTargets) target.close();
         await nodeServer?.close();
+        nodeFlight?.close();
         await loop?.stop();
         await membership?.stop().catch(() => {});
         await state?.store.close?.();

@@ -16,10 +16,10 @@ export function schedulerNodeHandlers(options: { state: ClusterState; manifestFi
       return { manifest_yaml: await appDefinitionYaml(options.manifestFile), base_directory: options.baseDirectory, heartbeat_ttl_ms: heartbeatTtlMs };
     },
     async heartbeat(request) {
-      await state.writeHeartbeat({ node_id: request.node_id, role: 'executor', address: request.flight_endpoint, written_at_ms: Date.now(), ttl_ms: heartbeatTtlMs });
+      await state.writeHeartbeat({ node_id: request.node_id, role: 'executor', address: request.node_endpoint, written_at_ms: Date.now(), ttl_ms: heartbeatTtlMs });
       let document = await state.read();
       const member = document.members[request.node_id];
-      if (member?.role !== 'executor' || member.address !== request.flight_endpoint) document = await state.join(request.node_id, 'executor', request.flight_endpoint);
+      if (member?.role !== 'executor' || member.address !== request.node_endpoint) document = await state.join(request.node_id, 'executor', request.node_endpoint);
       const partitions: Record<string, PartitionValue[][]> = {};
       for (const dataset of Object.keys(document.datasets)) partitions[dataset] = partitionsOwnedBy(document, dataset, request.node_id);
       return { heartbeat_ttl_ms: heartbeatTtlMs, revision: document.revision, partitions };

@@ -4,7 +4,8 @@ import type { PartitionValue } from '../partition-keys.js';
 /**
  * The node-to-node service (`quarry.cluster.Node`), on its own listener. Messages are JSON:
  * the calls are few and small (an app definition, a heartbeat), and JSON keeps them readable
- * in logs; query data between nodes travels as Arrow over Flight SQL instead.
+ * in logs; query data between nodes travels as Arrow over Flight SQL instead (an executor's
+ * node listener hosts the Flight SQL service).
  */
 export interface AppDefinitionRequest {
   readonly node_id: string;
@@ -25,8 +26,11 @@ export interface AppDefinition {
 
 export interface HeartbeatRequest {
   readonly node_id: string;
-  /** The executor's Flight SQL endpoint, where schedulers send partition scans. */
-  readonly flight_endpoint: string;
+  /**
+   * Where schedulers reach the executor's node listener (`host:port`): Flight SQL over mutual
+   * TLS, for partition scans and routed writes. Stored as the member's address.
+   */
+  readonly node_endpoint: string;
 }
 
 export interface HeartbeatReply {

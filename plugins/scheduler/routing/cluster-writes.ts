@@ -1,7 +1,8 @@
 import type { DatasetWriteTarget, StagedRows } from '../../../core/engine/engine-api.js';
 import type { Logger } from '../../../core/log.js';
 import { QuarryError } from '../../../core/errors/quarry-error.js';
-import { FlightSqlClient } from '../../../core/flight/client/flight-sql-client.js';
+import type { FlightSqlClient } from '../../../core/flight/client/flight-sql-client.js';
+import type { ExecutorConnector } from './executor-client.js';
 import type { PartitionedDataset } from '../cluster-config.js';
 import type { ClusterState } from '../cluster-state.js';
 import { partitionId, partitionsPredicate, toPartitionValue, type PartitionValue } from '../partition-keys.js';
@@ -21,8 +22,11 @@ export class ClusterWriteTarget implements DatasetWriteTarget {
   readonly #log: Logger;
   readonly #clients = new Map<string, FlightSqlClient>();
 
-  constructor(dataset: PartitionedDataset, state: ClusterState, log: Logger) {
+  readonly #connect: ExecutorConnector;
+
+  constructor(dataset: PartitionedDataset, state: ClusterState, log: Logger, connect: ExecutorConnector) {
     this.#dataset = dataset;
+    this.#connect = connect;
     this.#state = state;
     this.#log = log;
   }
@@ -86,7 +90,7 @@ export class ClusterWriteTarget implements DatasetWriteTarget {
   #client(address: string): FlightSqlClient {
     let client = this.#clients.get(address);
     if (!client) {
-      client = FlightSqlClient.connect({ endpoint: address });
+      client = this.#connect(address);
       this.#clients.set(address, client);
     }
     return client;
