@@ -13,7 +13,10 @@ import './errors.js';
 import { Membership } from './membership.js';
 import { ExecutorAgent, ownedRowsSql } from './executor-agent.js';
 import { nodeTlsMaterial } from './node/node-credentials.js';
-import { nodeProtocolService, startNodeServer, type NodeServer } from './node/node-server.js';
+import { executorProtocolService, nodeProtocolService, startNodeServer, type NodeServer } from './node/node-server.js';
+import { ExecutorClient } from './node/node-client.js';
+import { WriteLog } from './writes/write-log.js';
+import { keyRules } from '../../core/engine/acceleration/refresh-statements.js';
 import { nodePeerAuthentication } from './node/node-peer.js';
 import { advertisedEndpoint } from './node/advertised-endpoint.js';
 import { executorConnector, type ExecutorConnector } from './routing/executor-client.js';
@@ -51,6 +54,7 @@ export function createSchedulerPlugin(): QuarryPlugin {
       let connect: ExecutorConnector | undefined;
       let routed = false;
       const writeTargets: ClusterWriteTarget[] = [];
+      const executorClients = new Map<string, ExecutorClient>();
       const lostRaces = runtime.metrics.counter('scheduler_state_conflicts', { description: 'Writes of the shared cluster document that lost a compare-and-swap race and were retried' });
 
       // A partitioned dataset on a scheduler reads from the executors that own its partitions.
@@ -114,7 +118,15 @@ export function createSchedulerPlugin(): QuarryPlugin {
           // Schedulers scan and write through the executor's node listener: the Flight SQL
           // service, for cluster peers only (mTLS); the public Flight listener keeps its auth.
           nodeFlight = await runtime.flightService({ authenticate: nodePeerAuthentication(tls) });
-          nodeServer = await startNodeServer({ address: runtime.cluster.nodeBindAddress ?? '127.0.0.1:0', tls, services: [nodeFlight], serverOptions: nodeFlight.serverOptions });
+          // Beside Flight SQL, `quarry.cluster.Executor` takes writes a scheduler has recorded in
+          // the write log. Peers are trusted (mTLS): a write's rows come in one message, uncapped.
+          const executorService = executorProtocolService({
+            applyWrite: (request) => {
+              if (agent === undefined) return Promise.reject(new QuarryError('CLUSTER_PARTITION_UNAVAILABLE', `executor ${nodeId} is starting`));
+              return agent.applyWrite(request);
+            },
+          }, runtime.log);
+          nodeServer = await startNodeServer({ address: runtime.cluster.nodeBindAddress ?? '127.0.0.1:0', tls, services: [nodeFlight, executorService], serverOptions: { ...nodeFlight.serverOptions, 'grpc.max_receive_message_length': -1 } });
           const nodeEndpoint = advertisedEndpoint(nodeServer.endpoint, runtime.cluster.nodeAdvertiseAddress);
           runtime.reportListener({ name: 'node', endpoint: () => nodeEndpoint, status: () => 'Ready' });
           runtime.log.info('node listening', { endpoint: nodeServer.endpoint, advertised: nodeEndpoint, tls: tls === undefined ? 'none' : 'mtls' });
@@ -129,6 +141,7 @@ export function createSchedulerPlugin(): QuarryPlugin {
             engine: runtime.engine,
             log: runtime.log,
             ttlMs: 3_000,
+            keyRules: (name) => keyRules(runtime.manifest.datasets.find((dataset) => dataset.name === name)!),
           });
           agent.start();
           runtime.hooks.query.before.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async (query) => {
@@ -156,16 +169,15 @@ export function createSchedulerPlugin(): QuarryPlugin {
         if (role !== 'scheduler') return;
         const config = runtime.section<NonNullable<SchedulerConfig>>('runtime.scheduler')!;
         const store = openObjectStore(config.state_location, config.params ?? {}, runtime.source.directory);
-        // Only a routing scheduler (one with a node listener) talks to executors.
-        if (routed) connect = executorConnector(nodeTlsMaterial(runtime.cluster));
         state = new ClusterState(store, { onLostRace: () => lostRaces.add(1) });
+        const writeLog = new WriteLog(store);
         const nodeId = runtime.cluster.nodeAdvertiseAddress ?? `${os.hostname()}:${process.pid}`;
         // A heartbeat lives one assignment interval: an executor that stops beating loses its
         // partitions at the latest one interval after its last beat plus one round.
         membership = new Membership({ state, nodeId, role: 'scheduler', address: nodeId, ttlMs: config.partition_assignment_interval, log: runtime.log });
         await membership.start();
         if (runtime.cluster.nodeBindAddress !== undefined) {
-          const handlers = schedulerNodeHandlers({ state, manifestFile: runtime.source.file, baseDirectory: runtime.source.directory, heartbeatTtlMs: config.partition_assignment_interval });
+          const handlers = schedulerNodeHandlers({ state, writeLog, manifestFile: runtime.source.file, baseDirectory: runtime.source.directory, heartbeatTtlMs: config.partition_assignment_interval });
           nodeServer = await startNodeServer({
             address: runtime.cluster.nodeBindAddress,
             tls: nodeTlsMaterial(runtime.cluster),
@@ -182,8 +194,16 @@ export function createSchedulerPlugin(): QuarryPlugin {
         // binds (as into an accelerated table on a single node) and the core's policy refuses
         // it as a single node does (403 WRITE_NOT_ALLOWED), instead of failing to bind (400).
         if (routed) {
+          // Only a routing scheduler (one with a node listener) talks to executors.
+          const tls = nodeTlsMaterial(runtime.cluster);
+          connect = executorConnector(tls);
+          const executor = (address: string) => {
+            let client = executorClients.get(address);
+            if (client === undefined) executorClients.set(address, (client = new ExecutorClient(address, tls)));
+            return client;
+          };
           for (const entry of partitioned) {
-            const target = new ClusterWriteTarget(entry, state, runtime.log, connect);
+            const target = new ClusterWriteTarget({ dataset: entry, state, writeLog, log: runtime.log, connect, executor });
             writeTargets.push(target);
             runtime.engine.setWriteTarget(entry.name, target);
           }
@@ -215,6 +235,7 @@ export function createSchedulerPlugin(): QuarryPlugin {
       runtime.hooks.shutdown.stop.tapPromise({ name: SCHEDULER_PLUGIN_NAME, stage: STAGE.STOP_PLUGINS }, async () => {
         await agent?.stop();
         for (const target of writeTargets) target.close();
+        for (const client of executorClients.values()) client.close();
         await nodeServer?.close();
         nodeFlight?.close();
         await loop?.stop();

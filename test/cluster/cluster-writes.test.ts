@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { tableFromArrays } from 'apache-arrow';
 import { FileObjectStore } from '../../core/object-store/file-object-store.js';
 import { ClusterState } from '../../plugins/scheduler/cluster-state.js';
+import { WriteLog } from '../../plugins/scheduler/writes/write-log.js';
 import type { ClusterDocument } from '../../plugins/scheduler/cluster-document.js';
 import { FlightSqlClient } from '../../core/flight/client/flight-sql-client.js';
 import { createTestPki, type IssuedCertificate, type TestPki } from '../helpers/certificates.js';
@@ -17,7 +18,8 @@ import { spawnScheduler, stopAll, waitFor } from './cluster-helpers.js';
 // Real quarryd processes, node traffic over mutual TLS and API keys on: writes on a scheduler
 // land on the executor owning each row's partition (bucket(4, customer_id)), through the
 // executors' node listeners; the executors' public listeners still demand a key; a read-only
-// dataset refuses as on a single node; a partition whose owner is gone fails the whole write.
+// dataset refuses as on a single node; a partition whose owner is gone fails the whole write;
+// accepted rows survive a kill -9 of their executor (the write log in the state store).
 
 let pki: TestPki;
 test.before(() => {
@@ -77,7 +79,7 @@ function ownersOf(document: ClusterDocument, dataset: string): Map<number, strin
   return new Map(Object.values(document.datasets[dataset]!.partitions).map((partition) => [partition.values[0] as number, partition.owner!]));
 }
 
-test.serial('writes on a scheduler go over mTLS to the owner of each row\'s partition; node listeners refuse peers without a node certificate; no live owner → the write fails', async (t) => {
+test.serial('writes on a scheduler go over mTLS to the owner of each row\'s partition; node listeners refuse peers without a node certificate; no live owner → the write fails; accepted rows survive kill -9 of their owner', async (t) => {
   const stateDirectory = mkdtempSync(path.join(os.tmpdir(), 'quarry-cluster-state-'));
   const directory = writeManifestDirectory({ manifest: manifest(`${pathToFileURL(stateDirectory).href}/`), withQuickstartData: true });
   const processes: Daemon[] = [];
@@ -165,6 +167,11 @@ test.serial('writes on a scheduler go over mTLS to the owner of each row\'s part
     t.regex(String(refusedIngest?.message), /WRITE_NOT_ALLOWED|read-only/);
     t.is((await sql(scheduler, 'SELECT count(*) AS n FROM orders_ro WHERE order_id = 1')).body, '[{"n":1}]', 'the original row only');
 
+    // Accepted writes are in the write log of the state store, one entry per executor per write.
+    const writeLog = new WriteLog(new FileObjectStore(stateDirectory));
+    const accepted = await writeLog.entries('orders');
+    t.is(accepted.reduce((sum, entry) => sum + entry.rows, 0), 16, 'the 12 inserted and 4 ingested rows are recorded');
+
     // kill -9 one executor: a write touching its partitions fails as a whole, naming the partition or the executor.
     const victim = 'executor-a';
     executors[0]!.child.kill('SIGKILL');
@@ -175,6 +182,21 @@ test.serial('writes on a scheduler go over mTLS to the owner of each row\'s part
     t.regex(failed.body, new RegExp(`partition\\(s\\) of dataset \\\\"orders\\\\" written to have no live executor: \\[\\d\\]|executor ${victim} cannot take rows of dataset \\\\"orders\\\\"`));
     t.regex(failed.body, /no row was written/);
     t.is(Number((await peers[1]!.query('SELECT count(*) AS n FROM orders WHERE order_id > 9200000')).table.get(0)!['n']), 0, 'the live executor took none of the refused rows');
+    t.is((await writeLog.entries('orders')).length, accepted.length, 'a refused write records nothing');
+
+    // The killed executor's partitions move to the survivor, which loads them from the source
+    // plus the write log: every accepted row is served again, none twice.
+    await waitFor(() => state.read(), (current) => Object.values(current.datasets['orders']!.partitions).every((partition) => partition.owner === 'executor-b'), 'executor-b owns every partition of orders', 30_000);
+    const after = await waitFor(() => sql(scheduler, 'SELECT count(*) AS n FROM orders'), (answer) => answer.status === 200, 'the scheduler answers again', 60_000);
+    t.is(after.body, `[{"n":${BASE_ROWS + 16}}]`, 'source rows and accepted writes, once each');
+    const survived = await sql(scheduler, 'SELECT order_id FROM orders WHERE order_id > 9000000 ORDER BY order_id');
+    t.deepEqual((JSON.parse(survived.body) as Array<{ order_id: number }>).map((row) => row.order_id), [...Array.from({ length: 12 }, (_, index) => 9_000_001 + index), 9_100_001, 9_100_002, 9_100_003, 9_100_004]);
+
+    // A write after the move lands on the new owner and in the log.
+    const later = await sql(scheduler, 'INSERT INTO orders (order_id, customer_id) VALUES (9300001, 400001), (9300002, 400002)');
+    t.is(later.status, 200, later.body);
+    t.is((await sql(scheduler, 'SELECT count(*) AS n FROM orders WHERE order_id > 9000000')).body, '[{"n":18}]');
+    t.is((await writeLog.entries('orders')).reduce((sum, entry) => sum + entry.rows, 0), 18);
   } finally {
     for (const client of clients) client.close();
     await stopAll(processes);

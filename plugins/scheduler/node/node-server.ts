@@ -3,11 +3,29 @@ import { QuarryError, toQuarryError } from '../../../core/errors/quarry-error.js
 import { formatAddress, parseListenAddress } from '../../../core/listeners/address.js';
 import type { Logger } from '../../../core/log.js';
 import { nodeServerCredentials, type NodeTlsMaterial } from './node-credentials.js';
-import { nodeServiceDefinition, type AppDefinition, type AppDefinitionRequest, type HeartbeatReply, type HeartbeatRequest } from './node-protocol.js';
+import {
+  executorServiceDefinition,
+  nodeServiceDefinition,
+  type AppDefinition,
+  type AppDefinitionRequest,
+  type ApplyWriteReply,
+  type ApplyWriteRequest,
+  type HeartbeatReply,
+  type HeartbeatRequest,
+  type ListWritesReply,
+  type ListWritesRequest,
+  type ReadWriteRequest,
+} from './node-protocol.js';
 
 export interface NodeHandlers {
   getAppDefinition(request: AppDefinitionRequest): Promise<AppDefinition>;
   heartbeat(request: HeartbeatRequest): Promise<HeartbeatReply>;
+  listWrites(request: ListWritesRequest): Promise<ListWritesReply>;
+  readWrite(request: ReadWriteRequest): Promise<Buffer>;
+}
+
+export interface ExecutorHandlers {
+  applyWrite(request: ApplyWriteRequest): Promise<ApplyWriteReply>;
 }
 
 /** A gRPC service a node listener hosts: `quarry.cluster.Node` on a scheduler, Flight SQL on an executor. */
@@ -22,21 +40,35 @@ export interface NodeServer {
   close(): Promise<void>;
 }
 
-/** `quarry.cluster.Node` (GetAppDefinition, Heartbeat), answered by a scheduler. */
-export function nodeProtocolService(handlers: NodeHandlers, log: Logger): HostedService {
-  const wrap = <Request, Reply>(name: string, handler: (request: Request) => Promise<Reply>): grpc.handleUnaryCall<Request, Reply> => (call, callback) => {
+/** A unary handler whose failures leave as the QuarryError's gRPC status, `[CODE] message`. */
+function unaryHandler<Request, Reply>(log: Logger, name: string, handler: (request: Request) => Promise<Reply>): grpc.handleUnaryCall<Request, Reply> {
+  return (call, callback) => {
     handler(call.request).then((reply) => callback(null, reply), (error: unknown) => {
       const failure = toQuarryError(error);
       log.warn('node call failed', { call: name, code: failure.code, error: failure.message });
       callback({ code: failure.grpcStatus, details: `[${failure.code}] ${failure.message}` });
     });
   };
+}
+
+/** `quarry.cluster.Node` (GetAppDefinition, Heartbeat, ListWrites, ReadWrite), answered by a scheduler. */
+export function nodeProtocolService(handlers: NodeHandlers, log: Logger): HostedService {
   return {
     definition: nodeServiceDefinition as unknown as grpc.ServiceDefinition,
     implementation: {
-      getAppDefinition: wrap('GetAppDefinition', handlers.getAppDefinition),
-      heartbeat: wrap('Heartbeat', handlers.heartbeat),
+      getAppDefinition: unaryHandler(log, 'GetAppDefinition', handlers.getAppDefinition),
+      heartbeat: unaryHandler(log, 'Heartbeat', handlers.heartbeat),
+      listWrites: unaryHandler(log, 'ListWrites', handlers.listWrites),
+      readWrite: unaryHandler(log, 'ReadWrite', handlers.readWrite),
     },
+  };
+}
+
+/** `quarry.cluster.Executor` (ApplyWrite), answered by an executor. */
+export function executorProtocolService(handlers: ExecutorHandlers, log: Logger): HostedService {
+  return {
+    definition: executorServiceDefinition as unknown as grpc.ServiceDefinition,
+    implementation: { applyWrite: unaryHandler(log, 'ApplyWrite', handlers.applyWrite) },
   };
 }
 
