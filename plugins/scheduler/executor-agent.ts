@@ -9,7 +9,7 @@ import type { NodeTlsMaterial } from './node/node-credentials.js';
 import type { ApplyWriteReply, ApplyWriteRequest, HeartbeatReply, WriteEntry } from './node/node-protocol.js';
 import { partitionId, type PartitionValue } from './partition-keys.js';
 import { batchesOf, fromArrowIpc, withConstantColumn } from './writes/arrow-ipc.js';
-import { ownedRowsSql, ownedRowsWithWritesSql, WRITE_ORDER_COLUMN, writeTableName } from './writes/share-sql.js';
+import { ownedRowsSql, ownedRowsWithWritesSql, WRITE_ORDER_COLUMN, writeTableName, writeTableParts } from './writes/share-sql.js';
 import './errors.js';
 
 export { ownedRowsSql } from './writes/share-sql.js';
@@ -130,11 +130,12 @@ export class ExecutorAgent {
   /** Loads the share (source rows and accepted writes of `partitions`) in one swap; resolves to the number of writes loaded. */
   async #loadShare(dataset: PartitionedDataset, partitions: readonly (readonly PartitionValue[])[], ids: ReadonlySet<string>): Promise<number> {
     const { engine } = this.#options;
-    // While the table is swapped, hold only what both the old and the new share contain.
-    const before = this.#held.get(dataset.name) ?? new Set<string>();
-    this.#held.set(dataset.name, new Set([...before].filter((id) => ids.has(id))));
     const entries = ids.size === 0 ? [] : await this.#fromSchedulers((client) => client.listWrites({ dataset: dataset.name, partitions: [...ids] }), 'list the write log').then((reply) => reply.entries);
     const writeTable = writeTableName(dataset);
+    // While the table is swapped, hold only what both the old and the new share contain; a
+    // failed load leaves the old table, and what it held.
+    const before = this.#held.get(dataset.name) ?? new Set<string>();
+    this.#held.set(dataset.name, new Set([...before].filter((id) => ids.has(id))));
     try {
       let refreshSql = ownedRowsSql(dataset, partitions);
       if (entries.length > 0) {
@@ -144,7 +145,7 @@ export class ExecutorAgent {
           const body = await this.#fromSchedulers((client) => client.readWrite({ dataset: dataset.name, id: entry.id }), 'read the write log');
           const rows = fromArrowIpc(body);
           const ordered = withConstantColumn(rows.schema, rows.batches, WRITE_ORDER_COLUMN, index + 1);
-          await engine.appendToTable({ schema: 'quarry_cluster', name: `writes_${dataset.name.replaceAll('.', '__')}` }, ordered.schema, batchesOf(ordered.batches), AbortSignal.timeout(120_000));
+          await engine.appendToTable(writeTableParts(dataset), ordered.schema, batchesOf(ordered.batches), AbortSignal.timeout(120_000));
         }
         refreshSql = ownedRowsWithWritesSql(dataset, partitions, writeTable, this.#options.keyRules(dataset.name));
       }
@@ -152,6 +153,9 @@ export class ExecutorAgent {
       this.#entries.set(dataset.name, new Set(entries.map((entry) => entry.id)));
       this.#held.set(dataset.name, ids);
       return entries.length;
+    } catch (error) {
+      this.#held.set(dataset.name, before);
+      throw error;
     } finally {
       if (entries.length > 0) await engine.runInternal(`DROP TABLE IF EXISTS ${writeTable}`).catch(() => undefined);
     }

@@ -5,9 +5,15 @@ import { partitionsPredicate, quoteIdentifier, type PartitionValue } from '../pa
 /** The column of an executor's write table that orders written rows: the write's place in the log (1, 2, ...). */
 export const WRITE_ORDER_COLUMN = 'quarry_write_order';
 
-/** Where an executor stages the written rows of a share while it loads it. */
+/** Where an executor stages the written rows of a share while it loads it: schema and table. */
+export function writeTableParts(dataset: PartitionedDataset): { schema: string; name: string } {
+  return { schema: 'quarry_cluster', name: `writes_${dataset.name.replaceAll('.', '__')}` };
+}
+
+/** The same, as SQL. */
 export function writeTableName(dataset: PartitionedDataset): string {
-  return `quarry_cluster.${quoteIdentifier(`writes_${dataset.name.replaceAll('.', '__')}`)}`;
+  const { schema, name } = writeTableParts(dataset);
+  return `${schema}.${quoteIdentifier(name)}`;
 }
 
 /** The rows of the partitions an executor owns, from the source alone (no accepted writes). */
