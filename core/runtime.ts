@@ -19,6 +19,7 @@ import { createPluginRuntime } from './plugins/context.js';
 import { OutboundClient } from './outbound/client.js';
 import type { ClusterNodeOptions, ListenerReport, QuarryPlugin } from './plugins/types.js';
 import { QueryPipeline } from './pipeline/pipeline.js';
+import type { PeerAuthentication } from './pipeline/admission.js';
 import { deepFreeze } from './text/deep-freeze.js';
 import { MetricsRegistry } from './metrics/registry.js';
 import { ConnectorRegistry } from './engine/sources/connector-registry.js';
@@ -219,6 +220,20 @@ export class Runtime {
       cluster: this.#options.cluster ?? SINGLE_NODE,
       boundEndpoints: () => ({ http: this.#httpEndpoint, flight: this.flightEndpoint }),
       reportListener: (listener: ListenerReport) => this.#pluginListeners.push(listener),
+      flightService: (options: { authenticate: PeerAuthentication }) => {
+        const pipeline = this.#pipeline;
+        const engine = this.#engine;
+        if (!pipeline || !engine) return undefined;
+        return import('./flight/flight-service.js').then(({ createFlightService }) => createFlightService({
+          hooks: this.hooks,
+          pipeline,
+          engine,
+          manifest: this.#manifest,
+          log: this.log.child('flight'),
+          phase: this.#phase,
+          authenticate: options.authenticate,
+        }));
+      },
       connectors: this.connectors,
       tools: this.tools,
       outbound: this.outbound,

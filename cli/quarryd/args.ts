@@ -29,7 +29,8 @@ Options:
   --role scheduler|executor    cluster mode (a manifest with runtime.scheduler implies scheduler)
   --scheduler-address URL      a scheduler's node address, e.g. grpc://10.0.0.5:50052 (repeatable;
                                implies --role executor; an executor needs no MANIFEST)
-  --node-bind-address ADDR     node-to-node listener of a scheduler (e.g. 0.0.0.0:50052)
+  --node-bind-address ADDR     node-to-node listener (mTLS), e.g. 0.0.0.0:50052 (an executor
+                               without it listens on 127.0.0.1, free port: one machine only)
   --node-advertise-address A   how other nodes reach this one (also its node id)
   --node-mtls-ca-certificate-file PATH
   --node-mtls-certificate-file PATH

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import type { AccelerationConfig } from '../manifest/types.js';
 import type { RefreshOverrides } from './acceleration/refresh-options.js';
+import type { Principal } from '../pipeline/types.js';
 
 /**
  * Load states of a dataset, numbered as the `dataset_load_state` metric reports them:
@@ -59,6 +60,17 @@ export interface EngineApi {
    * temporary table and calls `target.write`, then fires `cache.invalidate`. Set in `startup`.
    */
   setWriteTarget(dataset: string, target: DatasetWriteTarget): void;
+  /**
+   * Appends Arrow batches to a writable accelerated dataset, as a Flight ingest does (the same
+   * checks: `access: read_write`, a caller that may write; keyed datasets merge by
+   * `on_conflict`), in one transaction, then fires `cache.invalidate`.
+   */
+  append(dataset: string, schema: Schema, batches: AsyncIterable<RecordBatch>, options: { principal: Principal; signal: AbortSignal }): Promise<{ rows: number }>;
+  /**
+   * Appends Arrow batches to a table a plugin owns (created with `runInternal` in the default
+   * database), columns matched by name, in one transaction. Not for datasets: see `append`.
+   */
+  appendToTable(table: { schema: string; name: string }, schema: Schema, batches: AsyncIterable<RecordBatch>, signal: AbortSignal): Promise<number>;
 }
 
 /** Where a plugin sends the rows written to a dataset it serves. */

@@ -233,6 +233,18 @@ export class Engine implements EngineApi {
     }
   }
 
+  async appendToTable(table: { schema: string; name: string }, schema: Schema, batches: AsyncIterable<RecordBatch>, signal: AbortSignal): Promise<number> {
+    const connection = await this.#instance.connect();
+    try {
+      const catalog = String((await connection.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJS()[0]?.['name'] ?? 'memory');
+      return await appendBatches({ connection, table: { catalog, ...table }, schema, batches, signal });
+    } catch (error) {
+      throw engineError(error, { datasetNames: () => this.datasetNames() });
+    } finally {
+      connection.closeSync();
+    }
+  }
+
   setWriteTarget(dataset: string, target: DatasetWriteTarget): void {
     this.#writeTargets.set(dataset.toLowerCase(), target);
   }

@@ -3,7 +3,7 @@ import type { PeerCertificate } from 'node:tls';
 import { QuarryError } from '../errors/quarry-error.js';
 import type { Hooks } from '../hooks/hooks.js';
 import type { PhaseMachine } from '../lifecycle/phase.js';
-import { admit } from '../pipeline/admission.js';
+import { admit, type PeerAuthentication } from '../pipeline/admission.js';
 import { ANONYMOUS, type InboundRequest, type TlsPeer } from '../pipeline/types.js';
 
 /** The part of any grpc-js server call object admission reads. */
@@ -21,6 +21,8 @@ export interface ServerSurfaceCall {
 export interface AdmissionContext {
   readonly hooks: Hooks;
   readonly phase: PhaseMachine;
+  /** Set on a listener that authenticates peers itself (see FlightServiceOptions.authenticate). */
+  readonly authenticate?: PeerAuthentication | undefined;
 }
 
 /** Lower-case metadata names to their first value; binary (`-bin`) values are left out. */
@@ -69,6 +71,6 @@ export async function admitCall(context: AdmissionContext, inbound: InboundReque
   if (!context.phase.acceptsWork) {
     throw new QuarryError('RUNTIME_SHUTTING_DOWN', 'the runtime is shutting down and accepts no new Flight calls');
   }
-  await admit(context.hooks, inbound);
+  await admit(context.hooks, inbound, context.authenticate);
   return inbound;
 }

@@ -3,6 +3,7 @@ import type { Hooks } from '../hooks/hooks.js';
 import type { PhaseMachine } from '../lifecycle/phase.js';
 import type { Logger } from '../log.js';
 import type { Manifest } from '../manifest/types.js';
+import type { PeerAuthentication } from '../pipeline/admission.js';
 import type { QueryPipeline } from '../pipeline/pipeline.js';
 import type { DoPutRateLimiter } from './do-put-rate-limit.js';
 import type { FlightStats } from './flight-stats.js';
@@ -26,4 +27,6 @@ export interface FlightContext {
   /** Undefined when runtime.flight.do_put_rate_limit_enabled is false. */
   readonly rateLimiter: DoPutRateLimiter | undefined;
   readonly stats: FlightStats;
+  /** Replaces `hooks.auth` on a listener whose TLS layer authenticates every peer (a cluster node listener). */
+  readonly authenticate?: PeerAuthentication | undefined;
 }

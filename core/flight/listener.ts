@@ -10,21 +10,8 @@ import { TlsService } from '../listeners/tls-service.js';
 import type { Logger } from '../log.js';
 import type { Manifest } from '../manifest/types.js';
 import type { QueryPipeline } from '../pipeline/pipeline.js';
-import { unary } from './call-handlers.js';
-import { DoPutRateLimiter } from './do-put-rate-limit.js';
-import type { FlightContext } from './flight-context.js';
-import { FlightStats } from './flight-stats.js';
-import { FlightService } from './generated/arrow/flight/protocol/flight_pb.js';
-import { grpcServiceDefinition } from './grpc-service-definition.js';
-import { doActionHandler, listActionsHandler } from './handlers/do-action.js';
-import { doGetHandler } from './handlers/do-get.js';
-import { doPutHandler } from './handlers/do-put.js';
-import { getFlightInfoHandler, getSchemaHandler, listFlightsHandler, pollFlightInfoHandler } from './handlers/flight-info.js';
-import { handshakeHandler } from './handlers/handshake.js';
-import { flightLimits } from './limits.js';
-import { DatasetCatalog } from './metadata/dataset-catalog.js';
-import { RunningStatements } from './running-statements.js';
-import { StatementStore } from './statement-store.js';
+import { createFlightService } from './flight-service.js';
+import type { FlightStats } from './flight-stats.js';
 
 export interface FlightListenerOptions {
   /** `host:port`; port 0 picks a free port. */
@@ -61,40 +48,10 @@ const CLOSE_GRACE_MS = 2_000;
  */
 export async function startFlightListener(options: FlightListenerOptions): Promise<FlightListener> {
   const { host, port } = parseListenAddress(options.address, '--flight');
-  const limits = flightLimits(options.manifest);
-  const stats = new FlightStats();
-  const statements = new StatementStore();
-  const context: FlightContext = {
-    hooks: options.hooks,
-    pipeline: options.pipeline,
-    engine: options.engine,
-    manifest: options.manifest,
-    log: options.log,
-    phase: options.phase,
-    statements,
-    running: new RunningStatements(),
-    catalog: new DatasetCatalog(options.engine),
-    limits,
-    rateLimiter: options.manifest.runtime.flight.do_put_rate_limit_enabled ? new DoPutRateLimiter() : undefined,
-    stats,
-  };
-
-  const server = new grpc.Server({
-    'grpc.max_receive_message_length': limits.receiveMessageBytes,
-    'grpc.max_send_message_length': limits.sendMessageBytes,
-  });
-  server.addService(grpcServiceDefinition(FlightService), {
-    Handshake: handshakeHandler(context),
-    ListFlights: listFlightsHandler(context),
-    GetFlightInfo: getFlightInfoHandler(context),
-    PollFlightInfo: pollFlightInfoHandler(context),
-    GetSchema: getSchemaHandler(context),
-    DoGet: doGetHandler(context),
-    DoPut: doPutHandler(context),
-    DoExchange: doExchangeHandler(context),
-    DoAction: doActionHandler(context),
-    ListActions: listActionsHandler(context),
-  });
+  const service = createFlightService(options);
+  const { limits, stats } = service;
+  const server = new grpc.Server(service.serverOptions);
+  server.addService(service.definition, service.implementation);
 
   const tls: GrpcTlsCredentials | undefined = options.tls
     ? grpcTlsCredentials(options.tls instanceof TlsService ? options.tls : TlsService.fromMaterial(options.tls, 'none'))
@@ -113,7 +70,7 @@ export async function startFlightListener(options: FlightListenerOptions): Promi
     max_receive_message_bytes: limits.receiveMessageBytes,
     max_send_message_bytes: limits.sendMessageBytes,
     split_message_bytes: limits.splitMessageBytes,
-    do_put_rate_limit: context.rateLimiter !== undefined,
+    do_put_rate_limit: options.manifest.runtime.flight.do_put_rate_limit_enabled,
   });
 
   let closing: Promise<void> | undefined;
@@ -125,7 +82,7 @@ export async function startFlightListener(options: FlightListenerOptions): Promi
         const finish = () => {
           clearTimeout(timer);
           tls?.dispose();
-          statements.close();
+          service.close();
           resolve();
         };
         const timer = setTimeout(() => {
@@ -137,18 +94,5 @@ export async function startFlightListener(options: FlightListenerOptions): Promi
       });
       return closing;
     },
-  };
-}
-
-/** DoExchange is not part of Flight SQL; answered UNIMPLEMENTED after admission like any call. */
-function doExchangeHandler(context: FlightContext) {
-  const refuse = unary<unknown, unknown>(context, 'DoExchange', async () => {
-    throw new QuarryError('FLIGHT_COMMAND_UNSUPPORTED', 'DoExchange is not supported: use DoGet to read and DoPut to write');
-  });
-  return (call: grpc.ServerDuplexStream<unknown, unknown>) => {
-    refuse(Object.assign(call, { request: undefined }) as unknown as grpc.ServerUnaryCall<unknown, unknown>, (error) => {
-      if (error) call.emit('error', error);
-      else call.end();
-    });
   };
 }

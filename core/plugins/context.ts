@@ -12,6 +12,8 @@ import type { TlsService } from '../listeners/tls-service.js';
 import type { ConnectorRegistry } from '../engine/sources/connector-registry.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { OutboundClient } from '../outbound/client.js';
+import type { PeerAuthentication } from '../pipeline/admission.js';
+import type { FlightServiceParts } from '../flight/flight-service.js';
 
 /** What the runtime lends the plugin contexts; engine and pipeline exist only after start-up. */
 export interface PluginHost {
@@ -25,6 +27,8 @@ export interface PluginHost {
   boundEndpoints(): { http: string; flight: string };
   readonly tls: TlsService | undefined;
   reportListener(listener: ListenerReport): void;
+  /** Undefined before the pipeline exists (start-up). */
+  flightService(options: { authenticate: PeerAuthentication }): Promise<FlightServiceParts> | undefined;
   readonly connectors: ConnectorRegistry;
   readonly tools: ToolRegistry;
   readonly outbound: OutboundClient;
@@ -73,6 +77,11 @@ export function createPluginRuntime(host: PluginHost, pluginName: string): Plugi
     boundEndpoints: () => host.boundEndpoints(),
     tls: host.tls,
     reportListener: (listener) => host.reportListener(listener),
+    flightService: async (options) => {
+      const service = host.flightService(options);
+      if (!service) throw notYet('flightService');
+      return service;
+    },
     registerConnector: (connector) => host.connectors.register(connector, `plugin "${pluginName}"`),
     tools: {
       register: (tool) => host.tools.register({ ...tool, owner: pluginName, call: tool.call.bind(tool) }),

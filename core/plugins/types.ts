@@ -11,6 +11,8 @@ import type { TlsService } from '../listeners/tls-service.js';
 import type { DatasetConnector } from '../engine/sources/connector.js';
 import type { RuntimeTool } from '../tools/tool-registry.js';
 import type { OutboundClient } from '../outbound/client.js';
+import type { PeerAuthentication } from '../pipeline/admission.js';
+import type { FlightServiceParts } from '../flight/flight-service.js';
 
 /** A manifest section a plugin owns: its path and the zod schema that validates and defaults it. */
 export interface ManifestSlice {
@@ -98,6 +100,13 @@ export interface PluginRuntime {
   boundEndpoints(): { http: string; flight: string };
   /** The TLS service every listener follows (reloads on SIGHUP); undefined when runtime.tls is off. */
   readonly tls: TlsService | undefined;
+  /**
+   * The Flight SQL service (the Flight listener's handlers, admission and pipeline) for a
+   * plugin's own grpc-js server, e.g. the cluster node listener. `authenticate` decides each
+   * caller from its connection in place of the auth hooks (that server's TLS must have
+   * verified the peer). Use it from `startup` on; close the parts when that server closes.
+   */
+  flightService(options: { authenticate: PeerAuthentication }): Promise<FlightServiceParts>;
   /** Shows a plugin's listener in `/v1/status` (and `quarry status`). */
   reportListener(listener: ListenerReport): void;
   /** Serves datasets whose `from:` uses the connector's schemes (call in `apply`; see core/engine/sources/connector.ts). */

@@ -27,6 +27,11 @@ defineErrorCodes({
     grpc: GRPC.UNAVAILABLE,
     description: 'A node-to-node call failed: the peer (e.g. the scheduler an executor calls) is down, refused the TLS handshake (a certificate not signed by the node CA) or answered with an error; the message names the peer.',
   },
+  CLUSTER_NODE_UNAUTHENTICATED: {
+    http: 401,
+    grpc: GRPC.UNAUTHENTICATED,
+    description: 'A call reached a node listener without a node certificate verified against the node CA (`--node-mtls-*`); the node listener serves cluster peers only. Clients use the public HTTP and Flight listeners.',
+  },
   PARTITION_DISCOVERY_TIMEOUT: {
     http: 504,
     grpc: GRPC.DEADLINE_EXCEEDED,

@@ -1,31 +1,46 @@
+import type { KeyRules } from '../../core/engine/acceleration/refresh-statements.js';
 import type { EngineApi } from '../../core/engine/engine-api.js';
+import { QuarryError } from '../../core/errors/quarry-error.js';
 import type { Logger } from '../../core/log.js';
+import type { Principal } from '../../core/pipeline/types.js';
 import type { PartitionedDataset } from './cluster-config.js';
 import { NodeClient } from './node/node-client.js';
 import type { NodeTlsMaterial } from './node/node-credentials.js';
-import type { HeartbeatReply } from './node/node-protocol.js';
-import { partitionId, partitionsPredicate, type PartitionValue } from './partition-keys.js';
+import type { ApplyWriteReply, ApplyWriteRequest, HeartbeatReply, WriteEntry } from './node/node-protocol.js';
+import { partitionId, type PartitionValue } from './partition-keys.js';
+import { batchesOf, fromArrowIpc, withConstantColumn } from './writes/arrow-ipc.js';
+import { ownedRowsSql, ownedRowsWithWritesSql, WRITE_ORDER_COLUMN, writeTableName, writeTableParts } from './writes/share-sql.js';
+import './errors.js';
 
-/** The rows of the partitions an executor owns, as the `refresh_sql` its acceleration loads. */
-export function ownedRowsSql(dataset: PartitionedDataset, partitions: readonly (readonly PartitionValue[])[]): string {
-  return `SELECT * FROM ${dataset.table} WHERE ${partitionsPredicate(dataset.keys, partitions)}`;
-}
+export { ownedRowsSql } from './writes/share-sql.js';
+
+/** Who writes when a scheduler's write is applied on an executor (the node listener authenticated the scheduler). */
+const CLUSTER_WRITER: Principal = Object.freeze({ id: 'cluster', method: 'cluster-node', canWrite: true });
 
 /**
  * An executor's side of the cluster: beats to every scheduler every ttl/3, learns from the
  * replies which partitions it owns, and reloads a dataset's acceleration with only those rows
- * whenever its share changes. Until the first reply a partitioned dataset holds no rows (its
- * initial `refresh_sql` selects none), so it never serves data it does not own.
+ * — the source's plus the accepted writes of those partitions, read from the write log through
+ * a scheduler — whenever its share changes. Until the first reply a partitioned dataset holds
+ * no rows (its initial `refresh_sql` selects none), so it never serves data it does not own.
+ *
+ * A dataset's reloads and the writes schedulers apply to it take turns (one lock per dataset),
+ * and the agent remembers which log entries its table holds: a write is applied exactly once,
+ * whether it arrives before, during or after a reload that lists it.
  */
 export class ExecutorAgent {
   readonly #clients: NodeClient[];
-  readonly #options: { nodeId: string; flightEndpoint: () => string; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger };
-  /** Predicate SQL loaded per dataset; a dataset reloads when the wanted one differs. */
+  readonly #options: { nodeId: string; nodeEndpoint: () => string; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; keyRules: (dataset: string) => KeyRules };
+  /** Ownership loaded per dataset (its source predicate); a dataset reloads when the wanted one differs. */
   readonly #applied = new Map<string, string>();
   #wanted = new Map<string, string>();
   /** Partition ids each dataset's table holds now, and the ids wanted with each wanted predicate. */
   readonly #held = new Map<string, ReadonlySet<string>>();
   #wantedIds = new Map<string, ReadonlySet<string>>();
+  /** Write-log entries each dataset's table holds. */
+  readonly #entries = new Map<string, Set<string>>();
+  /** Per dataset: the reload or write running; the next one waits for it. */
+  readonly #turns = new Map<string, Promise<unknown>>();
   #owned: Readonly<Record<string, PartitionValue[][]>> = {};
   #revision = -1;
   #ttlMs: number;
@@ -35,7 +50,7 @@ export class ExecutorAgent {
   #reloading: Promise<void> = Promise.resolve();
   #connected = false;
 
-  constructor(options: { nodeId: string; flightEndpoint: () => string; schedulerAddresses: readonly string[]; tls: NodeTlsMaterial | undefined; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; ttlMs: number }) {
+  constructor(options: { nodeId: string; nodeEndpoint: () => string; schedulerAddresses: readonly string[]; tls: NodeTlsMaterial | undefined; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; ttlMs: number; keyRules: (dataset: string) => KeyRules }) {
     this.#clients = options.schedulerAddresses.map((address) => new NodeClient(address, options.tls));
     this.#options = options;
     this.#ttlMs = options.ttlMs;
@@ -64,10 +79,10 @@ export class ExecutorAgent {
 
   /** One heartbeat to every scheduler, then reloads what changed. */
   async beat(): Promise<void> {
-    const flightEndpoint = this.#options.flightEndpoint();
-    // Before its Flight listener is bound an executor cannot serve scans: it waits to beat.
-    if (flightEndpoint === '') return;
-    const request = { node_id: this.#options.nodeId, flight_endpoint: flightEndpoint };
+    const nodeEndpoint = this.#options.nodeEndpoint();
+    // Before its node listener is bound and its datasets registered an executor cannot serve scans: it waits to beat.
+    if (nodeEndpoint === '') return;
+    const request = { node_id: this.#options.nodeId, node_endpoint: nodeEndpoint };
     const replies = await Promise.allSettled(this.#clients.map((client) => client.heartbeat(request)));
     let newest: HeartbeatReply | undefined;
     for (const [index, reply] of replies.entries()) {
@@ -99,19 +114,71 @@ export class ExecutorAgent {
       if (this.#applied.get(name) === sql) continue;
       const state = this.#options.engine.dataset(name)?.state;
       if (state !== 'ready' && state !== 'error') continue; // still loading: the next beat retries
+      const dataset = this.#options.datasets.find((candidate) => candidate.name === name)!;
+      const partitions = this.#owned[name] ?? [];
       const ids = this.#wantedIds.get(name) ?? new Set<string>();
-      // While the table is swapped, hold only what both the old and the new share contain.
-      const before = this.#held.get(name) ?? new Set<string>();
-      this.#held.set(name, new Set([...before].filter((id) => ids.has(id))));
       try {
-        await this.#options.engine.refresh(name, { refreshSql: sql, refreshMode: 'full' });
+        const entries = await this.#inTurn(name, () => this.#loadShare(dataset, partitions, ids));
         this.#applied.set(name, sql);
-        this.#held.set(name, ids);
-        this.#options.log.info('owned partitions loaded', { dataset: name, partitions: this.#owned[name]?.length ?? 0, revision: this.#revision });
+        this.#options.log.info('owned partitions loaded', { dataset: name, partitions: partitions.length, writes: entries, revision: this.#revision });
       } catch (error) {
         this.#options.log.warn('loading owned partitions failed; retried on the next heartbeat', { dataset: name, error: (error as Error).message });
       }
     }
+  }
+
+  /** Loads the share (source rows and accepted writes of `partitions`) in one swap; resolves to the number of writes loaded. */
+  async #loadShare(dataset: PartitionedDataset, partitions: readonly (readonly PartitionValue[])[], ids: ReadonlySet<string>): Promise<number> {
+    const { engine } = this.#options;
+    const entries = ids.size === 0 ? [] : await this.#fromSchedulers((client) => client.listWrites({ dataset: dataset.name, partitions: [...ids] }), 'list the write log').then((reply) => reply.entries);
+    const writeTable = writeTableName(dataset);
+    // While the table is swapped, hold only what both the old and the new share contain; a
+    // failed load leaves the old table, and what it held.
+    const before = this.#held.get(dataset.name) ?? new Set<string>();
+    this.#held.set(dataset.name, new Set([...before].filter((id) => ids.has(id))));
+    try {
+      let refreshSql = ownedRowsSql(dataset, partitions);
+      if (entries.length > 0) {
+        await engine.runInternal('CREATE SCHEMA IF NOT EXISTS quarry_cluster');
+        await engine.runInternal(`CREATE OR REPLACE TABLE ${writeTable} AS SELECT *, CAST(NULL AS BIGINT) AS ${WRITE_ORDER_COLUMN} FROM ${dataset.table} LIMIT 0`);
+        for (const [index, entry] of entries.entries()) {
+          const body = await this.#fromSchedulers((client) => client.readWrite({ dataset: dataset.name, id: entry.id }), 'read the write log');
+          const rows = fromArrowIpc(body);
+          const ordered = withConstantColumn(rows.schema, rows.batches, WRITE_ORDER_COLUMN, index + 1);
+          await engine.appendToTable(writeTableParts(dataset), ordered.schema, batchesOf(ordered.batches), AbortSignal.timeout(120_000));
+        }
+        refreshSql = ownedRowsWithWritesSql(dataset, partitions, writeTable, this.#options.keyRules(dataset.name));
+      }
+      await engine.refresh(dataset.name, { refreshSql, refreshMode: 'full' });
+      this.#entries.set(dataset.name, new Set(entries.map((entry) => entry.id)));
+      this.#held.set(dataset.name, ids);
+      return entries.length;
+    } catch (error) {
+      this.#held.set(dataset.name, before);
+      throw error;
+    } finally {
+      if (entries.length > 0) await engine.runInternal(`DROP TABLE IF EXISTS ${writeTable}`).catch(() => undefined);
+    }
+  }
+
+  /**
+   * A scheduler's write of accepted rows (already in the write log): appended once, after any
+   * reload of the dataset in progress; refused when this executor does not hold the partitions.
+   */
+  applyWrite(request: ApplyWriteRequest): Promise<ApplyWriteReply> {
+    return this.#inTurn(request.dataset, async () => {
+      const missing = this.missing(request.dataset, request.entry.partitions);
+      if (missing.length > 0) {
+        throw new QuarryError('CLUSTER_PARTITION_UNAVAILABLE', `executor ${this.#options.nodeId} does not hold ${missing.length} partition(s) of dataset "${request.dataset}": ${missing.slice(0, 10).join(', ')} (the share moved or is loading)`);
+      }
+      const entries = this.#entries.get(request.dataset) ?? new Set<string>();
+      if (entries.has(request.entry.id)) return { applied: false }; // loaded with the share already
+      const rows = fromArrowIpc(request.body);
+      await this.#options.engine.append(request.dataset, rows.schema, batchesOf(rows.batches), { principal: CLUSTER_WRITER, signal: AbortSignal.timeout(120_000) });
+      entries.add(request.entry.id);
+      this.#entries.set(request.dataset, entries);
+      return { applied: true };
+    });
   }
 
   /** The requested partitions of `dataset` this executor's table does not hold (empty when it holds them all). */
@@ -126,4 +193,30 @@ export class ExecutorAgent {
     await this.#tick;
     for (const client of this.#clients) client.close();
   }
+
+  /** Runs `work` once the dataset's previous reload or write has finished. */
+  #inTurn<T>(dataset: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#turns.get(dataset) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(work);
+    this.#turns.set(dataset, next);
+    void next.finally(() => {
+      if (this.#turns.get(dataset) === next) this.#turns.delete(dataset);
+    }).catch(() => undefined);
+    return next;
+  }
+
+  /** Asks each scheduler in turn until one answers. */
+  async #fromSchedulers<T>(call: (client: NodeClient) => Promise<T>, what: string): Promise<T> {
+    const failures: string[] = [];
+    for (const client of this.#clients) {
+      try {
+        return await call(client);
+      } catch (error) {
+        failures.push((error as Error).message);
+      }
+    }
+    throw new QuarryError('CLUSTER_NODE_UNREACHABLE', `no scheduler could ${what}: ${failures.join('; ')}`);
+  }
 }
+
+export type { WriteEntry };

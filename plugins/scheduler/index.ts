@@ -13,7 +13,14 @@ import './errors.js';
 import { Membership } from './membership.js';
 import { ExecutorAgent, ownedRowsSql } from './executor-agent.js';
 import { nodeTlsMaterial } from './node/node-credentials.js';
-import { startNodeServer, type NodeServer } from './node/node-server.js';
+import { executorProtocolService, nodeProtocolService, startNodeServer, type NodeServer } from './node/node-server.js';
+import { ExecutorClient } from './node/node-client.js';
+import { WriteLog } from './writes/write-log.js';
+import { keyRules } from '../../core/engine/acceleration/refresh-statements.js';
+import { nodePeerAuthentication } from './node/node-peer.js';
+import { advertisedEndpoint } from './node/advertised-endpoint.js';
+import { executorConnector, type ExecutorConnector } from './routing/executor-client.js';
+import type { FlightServiceParts } from '../../core/flight/flight-service.js';
 import { schedulerNodeHandlers } from './scheduler-node.js';
 import { clusterSummary, nodeReports, registerReadinessGate, reportsOf, type NodeReport } from './operations.js';
 import { ClusterSource, PARTITIONS_HEADER } from './routing/cluster-source.js';
@@ -43,9 +50,11 @@ export function createSchedulerPlugin(): QuarryPlugin {
       let loop: AssignmentLoop | undefined;
       let nodeServer: NodeServer | undefined;
       let agent: ExecutorAgent | undefined;
+      let nodeFlight: FlightServiceParts | undefined;
+      let connect: ExecutorConnector | undefined;
       let routed = false;
-      let writable: string[] = [];
       const writeTargets: ClusterWriteTarget[] = [];
+      const executorClients = new Map<string, ExecutorClient>();
       const lostRaces = runtime.metrics.counter('scheduler_state_conflicts', { description: 'Writes of the shared cluster document that lost a compare-and-swap race and were retried' });
 
       // A partitioned dataset on a scheduler reads from the executors that own its partitions.
@@ -53,8 +62,8 @@ export function createSchedulerPlugin(): QuarryPlugin {
         schemes: ['cluster'],
         resolve(dataset) {
           const entry = partitioned.find((candidate) => candidate.name === dataset.location);
-          if (entry === undefined || state === undefined) throw new QuarryError('CLUSTER_CONFIG_INVALID', `dataset "${dataset.name}": from: cluster: is set by a scheduler for its partitioned datasets, not written in a manifest`);
-          return new ClusterSource(entry, state, (sql) => runtime.engine.runInternal(sql), runtime.log);
+          if (entry === undefined || state === undefined || connect === undefined) throw new QuarryError('CLUSTER_CONFIG_INVALID', `dataset "${dataset.name}": from: cluster: is set by a scheduler for its partitioned datasets, not written in a manifest`);
+          return new ClusterSource(entry, state, (sql) => runtime.engine.runInternal(sql), runtime.log, connect);
         },
       });
 
@@ -66,7 +75,6 @@ export function createSchedulerPlugin(): QuarryPlugin {
         partitioned = checked.datasets;
         // Without a node listener no executor can join, so the scheduler keeps its datasets local.
         routed = role === 'scheduler' && runtime.cluster.nodeBindAddress !== undefined;
-        writable = manifest.datasets.filter((dataset) => dataset.access === 'read_write' && partitioned.some((entry) => entry.name === dataset.name)).map((dataset) => dataset.name);
         if (routed) return routedThroughExecutors(manifest, partitioned);
         if (role !== 'executor') return manifest;
         // An executor loads no rows until a scheduler says what it owns; its agent then reloads
@@ -106,15 +114,34 @@ export function createSchedulerPlugin(): QuarryPlugin {
       runtime.hooks.startup.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async () => {
         if (role === 'executor') {
           const nodeId = runtime.cluster.nodeAdvertiseAddress ?? `${os.hostname()}-${process.pid}`;
+          const tls = nodeTlsMaterial(runtime.cluster);
+          // Schedulers scan and write through the executor's node listener: the Flight SQL
+          // service, for cluster peers only (mTLS); the public Flight listener keeps its auth.
+          nodeFlight = await runtime.flightService({ authenticate: nodePeerAuthentication(tls) });
+          // Beside Flight SQL, `quarry.cluster.Executor` takes writes a scheduler has recorded in
+          // the write log. Peers are trusted (mTLS): a write's rows come in one message, uncapped.
+          const executorService = executorProtocolService({
+            applyWrite: (request) => {
+              if (agent === undefined) return Promise.reject(new QuarryError('CLUSTER_PARTITION_UNAVAILABLE', `executor ${nodeId} is starting`));
+              return agent.applyWrite(request);
+            },
+          }, runtime.log);
+          nodeServer = await startNodeServer({ address: runtime.cluster.nodeBindAddress ?? '127.0.0.1:0', tls, services: [nodeFlight, executorService], serverOptions: { ...nodeFlight.serverOptions, 'grpc.max_receive_message_length': -1 } });
+          const nodeEndpoint = advertisedEndpoint(nodeServer.endpoint, runtime.cluster.nodeAdvertiseAddress);
+          runtime.reportListener({ name: 'node', endpoint: () => nodeEndpoint, status: () => 'Ready' });
+          runtime.log.info('node listening', { endpoint: nodeServer.endpoint, advertised: nodeEndpoint, tls: tls === undefined ? 'none' : 'mtls' });
+          if (runtime.cluster.nodeBindAddress === undefined) runtime.log.info('the node listener is on loopback (no --node-bind-address): schedulers on other machines cannot reach this executor');
           agent = new ExecutorAgent({
             nodeId,
-            flightEndpoint: () => runtime.boundEndpoints().flight,
+            // Beats start once the runtime listens (its datasets are registered by then).
+            nodeEndpoint: () => (runtime.boundEndpoints().http === '' ? '' : nodeEndpoint),
             schedulerAddresses: runtime.cluster.schedulerAddresses,
-            tls: nodeTlsMaterial(runtime.cluster),
+            tls,
             datasets: partitioned,
             engine: runtime.engine,
             log: runtime.log,
             ttlMs: 3_000,
+            keyRules: (name) => keyRules(runtime.manifest.datasets.find((dataset) => dataset.name === name)!),
           });
           agent.start();
           runtime.hooks.query.before.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async (query) => {
@@ -143,17 +170,18 @@ export function createSchedulerPlugin(): QuarryPlugin {
         const config = runtime.section<NonNullable<SchedulerConfig>>('runtime.scheduler')!;
         const store = openObjectStore(config.state_location, config.params ?? {}, runtime.source.directory);
         state = new ClusterState(store, { onLostRace: () => lostRaces.add(1) });
+        const writeLog = new WriteLog(store);
         const nodeId = runtime.cluster.nodeAdvertiseAddress ?? `${os.hostname()}:${process.pid}`;
         // A heartbeat lives one assignment interval: an executor that stops beating loses its
         // partitions at the latest one interval after its last beat plus one round.
         membership = new Membership({ state, nodeId, role: 'scheduler', address: nodeId, ttlMs: config.partition_assignment_interval, log: runtime.log });
         await membership.start();
         if (runtime.cluster.nodeBindAddress !== undefined) {
+          const handlers = schedulerNodeHandlers({ state, writeLog, manifestFile: runtime.source.file, baseDirectory: runtime.source.directory, heartbeatTtlMs: config.partition_assignment_interval });
           nodeServer = await startNodeServer({
             address: runtime.cluster.nodeBindAddress,
             tls: nodeTlsMaterial(runtime.cluster),
-            handlers: schedulerNodeHandlers({ state, manifestFile: runtime.source.file, baseDirectory: runtime.source.directory, heartbeatTtlMs: config.partition_assignment_interval }),
-            log: runtime.log,
+            services: [nodeProtocolService(handlers, runtime.log)],
           });
           const endpoint = nodeServer.endpoint;
           runtime.reportListener({ name: 'node', endpoint: () => endpoint, status: () => 'Ready' });
@@ -162,9 +190,20 @@ export function createSchedulerPlugin(): QuarryPlugin {
           runtime.log.warn('this scheduler has no node listener (no --node-bind-address): executors cannot reach it; it only runs assignment rounds');
         }
         // Writes to a read_write partitioned dataset go to the owners of each row's partition.
+        // Every partitioned dataset gets a target, read-only ones too: an INSERT into one then
+        // binds (as into an accelerated table on a single node) and the core's policy refuses
+        // it as a single node does (403 WRITE_NOT_ALLOWED), instead of failing to bind (400).
         if (routed) {
-          for (const entry of partitioned.filter((candidate) => writable.includes(candidate.name))) {
-            const target = new ClusterWriteTarget(entry, state, runtime.log);
+          // Only a routing scheduler (one with a node listener) talks to executors.
+          const tls = nodeTlsMaterial(runtime.cluster);
+          connect = executorConnector(tls);
+          const executor = (address: string) => {
+            let client = executorClients.get(address);
+            if (client === undefined) executorClients.set(address, (client = new ExecutorClient(address, tls)));
+            return client;
+          };
+          for (const entry of partitioned) {
+            const target = new ClusterWriteTarget({ dataset: entry, state, writeLog, log: runtime.log, connect, executor });
             writeTargets.push(target);
             runtime.engine.setWriteTarget(entry.name, target);
           }
@@ -196,7 +235,9 @@ export function createSchedulerPlugin(): QuarryPlugin {
       runtime.hooks.shutdown.stop.tapPromise({ name: SCHEDULER_PLUGIN_NAME, stage: STAGE.STOP_PLUGINS }, async () => {
         await agent?.stop();
         for (const target of writeTargets) target.close();
+        for (const client of executorClients.values()) client.close();
         await nodeServer?.close();
+        nodeFlight?.close();
         await loop?.stop();
         await membership?.stop().catch(() => {});
         await state?.store.close?.();

@@ -60,12 +60,12 @@ test.serial('executors fetch the app definition over mTLS, load only the partiti
   const manifestDirectory = writeManifestDirectory({ manifest: manifest(`${pathToFileURL(stateDirectory).href}/`), withQuickstartData: true });
   const daemons: Daemon[] = [];
   try {
-    const started = await spawnScheduler([manifestDirectory, '--role', 'scheduler', '--node-bind-address', '127.0.0.1:0', '--node-advertise-address', 'scheduler-1', ...nodeTls(pki.server)]);
+    const started = await spawnScheduler([manifestDirectory, '--role', 'scheduler', '--node-bind-address', '127.0.0.1:0', '--node-advertise-address', 'scheduler-1', ...nodeTls(pki.node)]);
     daemons.push(started.daemon);
     const nodeEndpoint = started.nodeEndpoint;
     for (const name of ['executor-a', 'executor-b', 'executor-c']) {
       // No manifest: each fetches the app definition from the scheduler.
-      daemons.push(await startDaemon(['--scheduler-address', `grpc://${nodeEndpoint}`, '--node-advertise-address', name, ...nodeTls(pki.client)]));
+      daemons.push(await startDaemon(['--scheduler-address', `grpc://${nodeEndpoint}`, '--node-advertise-address', name, ...nodeTls(pki.node)]));
     }
     const [, a, b, c] = daemons as [Daemon, Daemon, Daemon, Daemon];
     const scheduler = await started.http();
@@ -121,7 +121,7 @@ test.serial('an executor with a certificate from another CA is refused; plaintex
   const manifestDirectory = writeManifestDirectory({ manifest: manifest(`${pathToFileURL(stateDirectory).href}/`), withQuickstartData: true });
   let scheduler: Daemon | undefined;
   try {
-    const started = await spawnScheduler([manifestDirectory, '--role', 'scheduler', '--node-bind-address', '127.0.0.1:0', ...nodeTls(pki.server)]);
+    const started = await spawnScheduler([manifestDirectory, '--role', 'scheduler', '--node-bind-address', '127.0.0.1:0', ...nodeTls(pki.node)]);
     scheduler = started.daemon;
     const nodeEndpoint = started.nodeEndpoint;
     const foreign = await runCommand('quarryd', ['--scheduler-address', `grpc://${nodeEndpoint}`, ...nodeTls(pki.foreignClient).slice(0, 2), '--node-mtls-certificate-file', pki.foreignClient.certFile, '--node-mtls-key-file', pki.foreignClient.keyFile, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0']);

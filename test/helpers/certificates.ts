@@ -33,6 +33,8 @@ export interface TestPki {
   readonly foreignClient: IssuedCertificate;
   /** CN=client-expired, signed by `ca`, expired. */
   readonly expiredClient: IssuedCertificate;
+  /** CN=quarry-node, signed by `ca`, for server and client use (a cluster node: listens and dials), SAN localhost and 127.0.0.1. */
+  readonly node: IssuedCertificate;
   remove(): void;
 }
 
@@ -55,11 +57,13 @@ function selfSignedCa(directory: string, name: string, subject: string): IssuedC
 }
 
 /** A leaf signed by `issuer`; `days` -1 makes it already expired (notAfter before now). */
-function leaf(directory: string, issuer: string, name: string, subject: string, usage: 'server' | 'client', days = 2): IssuedCertificate {
+function leaf(directory: string, issuer: string, name: string, subject: string, usage: 'server' | 'client' | 'node', days = 2): IssuedCertificate {
   openssl(['req', ...EC_KEY, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', subject], directory);
-  const extensions = usage === 'server'
-    ? 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n'
-    : 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n';
+  const extensions = {
+    server: 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n',
+    client: 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n',
+    node: 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n',
+  }[usage];
   writeFileSync(path.join(directory, `${name}.ext`), extensions);
   openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.pem`, '-CAkey', `${issuer}-key.pem`, '-CAcreateserial',
     '-days', String(days), '-extfile', `${name}.ext`, '-out', `${name}.pem`], directory);
@@ -90,6 +94,7 @@ export function createTestPki(): TestPki {
     client: leaf(directory, 'ca', 'client', '/CN=client-alice', 'client'),
     foreignClient: leaf(directory, 'foreign-ca', 'foreign-client', '/CN=client-mallory', 'client'),
     expiredClient: leaf(directory, 'ca', 'expired-client', '/CN=client-expired', 'client', -1),
+    node: leaf(directory, 'ca', 'node', '/CN=quarry-node', 'node'),
     remove: () => rmSync(directory, { recursive: true, force: true }),
   };
 }

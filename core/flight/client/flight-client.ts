@@ -27,6 +27,8 @@ export interface FlightClientOptions {
   readonly endpoint: string;
   /** PEM root certificates for TLS (system roots when omitted). */
   readonly rootCertificates?: string | Buffer;
+  /** Channel credentials to use as given (e.g. mutual TLS with a client certificate); beats `rootCertificates`. */
+  readonly channelCredentials?: grpc.ChannelCredentials;
   /** Metadata sent with every call (e.g. `cache-control`). */
   readonly headers?: Readonly<Record<string, string>>;
   /** Bearer token sent as `authorization` (set by `handshake` too). */
@@ -77,9 +79,9 @@ export class FlightClient {
 
   constructor(options: FlightClientOptions) {
     const { address, tls } = parseEndpoint(options.endpoint);
-    const credentials = tls || options.rootCertificates
+    const credentials = options.channelCredentials ?? (tls || options.rootCertificates
       ? grpc.credentials.createSsl(options.rootCertificates ? Buffer.from(options.rootCertificates) : null)
-      : grpc.credentials.createInsecure();
+      : grpc.credentials.createInsecure());
     this.#client = new FlightServiceClient(address, credentials, {
       'grpc.max_receive_message_length': -1,
       'grpc.max_send_message_length': -1,

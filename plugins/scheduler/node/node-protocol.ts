@@ -4,7 +4,8 @@ import type { PartitionValue } from '../partition-keys.js';
 /**
  * The node-to-node service (`quarry.cluster.Node`), on its own listener. Messages are JSON:
  * the calls are few and small (an app definition, a heartbeat), and JSON keeps them readable
- * in logs; query data between nodes travels as Arrow over Flight SQL instead.
+ * in logs; query data between nodes travels as Arrow over Flight SQL instead (an executor's
+ * node listener hosts the Flight SQL service).
  */
 export interface AppDefinitionRequest {
   readonly node_id: string;
@@ -25,8 +26,11 @@ export interface AppDefinition {
 
 export interface HeartbeatRequest {
   readonly node_id: string;
-  /** The executor's Flight SQL endpoint, where schedulers send partition scans. */
-  readonly flight_endpoint: string;
+  /**
+   * Where schedulers reach the executor's node listener (`host:port`): Flight SQL over mutual
+   * TLS, for partition scans and routed writes. Stored as the member's address.
+   */
+  readonly node_endpoint: string;
 }
 
 export interface HeartbeatReply {
@@ -35,6 +39,44 @@ export interface HeartbeatReply {
   readonly revision: number;
   /** The partitions this executor owns, by dataset. */
   readonly partitions: Readonly<Record<string, PartitionValue[][]>>;
+}
+
+/** One accepted write of a dataset in the write log: the rows its scheduler sent one executor. */
+export interface WriteEntry {
+  /** Unique and immutable; also names the entry's object. */
+  readonly id: string;
+  /** Ids of the partitions its rows belong to. */
+  readonly partitions: readonly string[];
+  readonly rows: number;
+}
+
+export interface ListWritesRequest {
+  readonly dataset: string;
+  /** Partition ids: entries holding rows of any of them are listed. */
+  readonly partitions: readonly string[];
+}
+
+export interface ListWritesReply {
+  /** In the order the writes were accepted. */
+  readonly entries: readonly WriteEntry[];
+}
+
+export interface ReadWriteRequest {
+  readonly dataset: string;
+  readonly id: string;
+}
+
+/** Rows of a write, sent by a scheduler to the executor owning their partitions. */
+export interface ApplyWriteRequest {
+  readonly dataset: string;
+  readonly entry: WriteEntry;
+  /** The rows as an Arrow IPC stream. */
+  readonly body: Buffer;
+}
+
+export interface ApplyWriteReply {
+  /** False when the executor already held the entry (it loaded it from the write log). */
+  readonly applied: boolean;
 }
 
 const toJson = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
@@ -52,7 +94,42 @@ function unaryMethod<Request, Reply>(name: string): grpc.MethodDefinition<Reques
   };
 }
 
+/** Arrow IPC bytes travel as they are, not inside JSON. */
+const rawBytes = (buffer: Buffer): Buffer => buffer;
+
+/** `[4-byte header length][JSON header][body bytes]`: a small header with a binary body. */
+function toFramed(value: ApplyWriteRequest): Buffer {
+  const header = Buffer.from(JSON.stringify({ dataset: value.dataset, entry: value.entry }));
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(header.byteLength);
+  return Buffer.concat([length, header, value.body]);
+}
+
+function fromFramed(buffer: Buffer): ApplyWriteRequest {
+  const headerLength = buffer.readUInt32BE(0);
+  const header = JSON.parse(buffer.subarray(4, 4 + headerLength).toString('utf8')) as Omit<ApplyWriteRequest, 'body'>;
+  return { ...header, body: buffer.subarray(4 + headerLength) };
+}
+
+/** `quarry.cluster.Node`, served by schedulers. */
 export const nodeServiceDefinition = {
   getAppDefinition: unaryMethod<AppDefinitionRequest, AppDefinition>('GetAppDefinition'),
   heartbeat: unaryMethod<HeartbeatRequest, HeartbeatReply>('Heartbeat'),
+  /** The write-log entries of some partitions (an executor loading its share). */
+  listWrites: unaryMethod<ListWritesRequest, ListWritesReply>('ListWrites'),
+  /** One entry's rows, Arrow IPC. */
+  readWrite: { ...unaryMethod<ReadWriteRequest, Buffer>('ReadWrite'), responseSerialize: rawBytes, responseDeserialize: rawBytes } as grpc.MethodDefinition<ReadWriteRequest, Buffer>,
+};
+
+/** `quarry.cluster.Executor`, served by executors on their node listener beside Flight SQL. */
+export const executorServiceDefinition = {
+  applyWrite: {
+    path: '/quarry.cluster.Executor/ApplyWrite',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: toFramed,
+    requestDeserialize: fromFramed,
+    responseSerialize: toJson,
+    responseDeserialize: fromJson<ApplyWriteReply>,
+  } satisfies grpc.MethodDefinition<ApplyWriteRequest, ApplyWriteReply>,
 };

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FetchSource, ScanRequest } from '../../../core/engine/sources/connector.js';
 import type { Logger } from '../../../core/log.js';
 import { QuarryError } from '../../../core/errors/quarry-error.js';
-import { FlightSqlClient } from '../../../core/flight/client/flight-sql-client.js';
+import type { FlightSqlClient } from '../../../core/flight/client/flight-sql-client.js';
 import type { PartitionedDataset } from '../cluster-config.js';
 import type { ClusterState } from '../cluster-state.js';
 import { partitionId, partitionsPredicate, type PartitionValue } from '../partition-keys.js';
@@ -12,6 +12,7 @@ import { duckdbColumnType } from '../../../core/engine/fetch/duckdb-column-types
 import { partitionFilter, type BucketsOf } from './partition-pruning.js';
 import { scanLiteral } from './scan-sql.js';
 import { executorScanSql } from './scan-sql.js';
+import type { ExecutorConnector } from './executor-client.js';
 
 /** Names the partitions a scheduler's scan leg expects the executor to hold. */
 export const PARTITIONS_HEADER = 'x-quarry-cluster-partitions';
@@ -46,9 +47,12 @@ export class ClusterSource implements FetchSource {
 
   /** `runInternal` computes buckets of filter values with the engine's own hash(), as executors do. */
   readonly #log: Logger;
+  /** Opens clients to executors' node listeners (mutual TLS). */
+  readonly #connect: ExecutorConnector;
 
-  constructor(dataset: PartitionedDataset, state: ClusterState, runInternal: (sql: string) => Promise<Array<Record<string, unknown>>>, log: Logger) {
+  constructor(dataset: PartitionedDataset, state: ClusterState, runInternal: (sql: string) => Promise<Array<Record<string, unknown>>>, log: Logger, connect: ExecutorConnector) {
     this.#dataset = dataset;
+    this.#connect = connect;
     this.#log = log;
     this.#state = state;
     this.#bucketsOf = async (key, values) => {
@@ -134,7 +138,7 @@ export class ClusterSource implements FetchSource {
   #client(address: string): FlightSqlClient {
     let client = this.#clients.get(address);
     if (!client) {
-      client = FlightSqlClient.connect({ endpoint: address });
+      client = this.#connect(address);
       this.#clients.set(address, client);
     }
     return client;
