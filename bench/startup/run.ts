@@ -2,7 +2,7 @@
  * startup: time from spawning quarryd to `GET /v1/ready` answering 200, for the quickstart
  * manifest and for a manifest of 20 accelerated datasets (10 Parquet, 10 CSV, 100k rows
  * each). Targets: <= 1.5 s and <= 3 s. quarryd runs as shipped, `bin/quarryd.js` over the
- * compiled dist/ (run `npm run build` first; QUARRY_FROM_SOURCE=1 runs the TypeScript through
+ * compiled dist/ (`npm run bench` rebuilds it; QUARRY_FROM_SOURCE=1 runs the TypeScript through
  * tsx instead). Baseline in the same run: a Node process in which DuckDB alone loads the same
  * files the same way (duckdb-alone.mjs), from spawn to exit. Also shown: a bare Node process
  * doing nothing, the floor both share. Runs are sequential (the machine is shared): RUNS
