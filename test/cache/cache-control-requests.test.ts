@@ -68,10 +68,11 @@ test('max-stale accepts an expired entry still held (bounded by its value); bad 
 });
 
 test('entries expire after item_ttl', async (t) => {
-  await withRuntime(t, cacheSetup('caching:\n  sql_results:\n    item_ttl: 300ms'), async (context) => {
+  // A TTL well above one request's time on a loaded CI machine, so the second ask is surely fresh.
+  await withRuntime(t, cacheSetup('caching:\n  sql_results:\n    item_ttl: 1500ms'), async (context) => {
     t.is((await ask(context, QUERY)).cache, 'MISS');
     t.is((await ask(context, QUERY)).cache, 'HIT');
-    await sleep(400);
+    await sleep(1_700);
     t.is((await ask(context, QUERY)).cache, 'MISS');
     t.is(context.runtime.metrics.value('results_cache_evictions'), 1);
   });
