@@ -7,8 +7,10 @@ import { quoteLiteral } from './sql-text.js';
  * json_serialize_plan takes only a constant string, hence the inlined literal.
  */
 export async function logicalPlanText(connection: DuckDBConnection, sql: string): Promise<string> {
-  const reader = await connection.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral(sql)})`);
-  const text = String(reader.getRows()[0]?.[0] ?? '');
+  // run() answers a materialised result whose one chunk is read synchronously: one engine
+  // round trip, where runAndReadAll takes two (a new text's plan is on the plan-key path).
+  const result = await connection.run(`SELECT json_serialize_plan(${quoteLiteral(sql)})`);
+  const text = result.chunkCount > 0 ? String(result.getChunk(0).getColumnValues(0)[0] ?? '') : '';
   const parsed = JSON.parse(text) as { error?: boolean; error_message?: string };
   if (parsed.error) throw new Error(`Binder Error: ${parsed.error_message ?? 'the statement has no logical plan'}`);
   return text.replace(/"query_location":\d+,?/g, '');
