@@ -5,6 +5,7 @@ import { NodeClient } from './node/node-client.js';
 import type { NodeTlsMaterial } from './node/node-credentials.js';
 import type { HeartbeatReply } from './node/node-protocol.js';
 import { partitionId, partitionsPredicate, type PartitionValue } from './partition-keys.js';
+import { ShareGate } from './share-gate.js';
 
 /** The rows of the partitions an executor owns, as the `refresh_sql` its acceleration loads. */
 export function ownedRowsSql(dataset: PartitionedDataset, partitions: readonly (readonly PartitionValue[])[]): string {
@@ -34,12 +35,15 @@ export class ExecutorAgent {
   #stopped = false;
   #reloading: Promise<void> = Promise.resolve();
   #connected = false;
+  /** Which scans may leave out the partition predicate (the table holds exactly what they want). */
+  readonly gate: ShareGate;
 
   constructor(options: { nodeId: string; flightEndpoint: () => string; schedulerAddresses: readonly string[]; tls: NodeTlsMaterial | undefined; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; ttlMs: number }) {
     this.#clients = options.schedulerAddresses.map((address) => new NodeClient(address, options.tls));
     this.#options = options;
     this.#ttlMs = options.ttlMs;
     for (const dataset of options.datasets) this.#applied.set(dataset.name, ownedRowsSql(dataset, []));
+    this.gate = new ShareGate(options.datasets.map((dataset) => dataset.name));
   }
 
   /** Whether the last heartbeat reached at least one scheduler. */
@@ -103,12 +107,16 @@ export class ExecutorAgent {
       // While the table is swapped, hold only what both the old and the new share contain.
       const before = this.#held.get(name) ?? new Set<string>();
       this.#held.set(name, new Set([...before].filter((id) => ids.has(id))));
+      // Exact scans (no partition predicate) wait until the table holds the new share.
+      await this.gate.beginReload(name);
       try {
         await this.#options.engine.refresh(name, { refreshSql: sql, refreshMode: 'full' });
         this.#applied.set(name, sql);
         this.#held.set(name, ids);
+        this.gate.endReload(name, ids);
         this.#options.log.info('owned partitions loaded', { dataset: name, partitions: this.#owned[name]?.length ?? 0, revision: this.#revision });
       } catch (error) {
+        this.gate.endReload(name, undefined);
         this.#options.log.warn('loading owned partitions failed; retried on the next heartbeat', { dataset: name, error: (error as Error).message });
       }
     }
