@@ -161,24 +161,32 @@ export class PushdownRouter {
   async #plan(sql: string, source: ClusterSource): Promise<Plan | false> {
     const known = this.#plans.get(sql);
     if (known !== undefined) return known;
-    const plan = await this.#recognise(sql, source).catch((error: unknown) => {
+    // Before the dataset's columns are known nothing is decided (nor remembered).
+    if (source.columns.length === 0) return false;
+    try {
+      const plan = await this.#recognise(sql, source);
+      this.#plans.set(sql, plan);
+      return plan;
+    } catch (error) {
+      // Not remembered either: the next run of the statement tries again.
       this.#log.debug('cluster pushdown skipped', { reason: (error as Error).message });
-      return false as const;
-    });
-    this.#plans.set(sql, plan);
-    return plan;
+      return false;
+    }
   }
 
   async #recognise(sql: string, source: ClusterSource): Promise<Plan | false> {
     const columns = source.columns;
-    if (columns.length === 0 || columns.some((column) => column.name.toLowerCase().startsWith('quarry_'))) return false;
+    if (columns.some((column) => column.name.toLowerCase().startsWith('quarry_'))) return false;
     const [row] = await this.#internal(`SELECT json_serialize_sql(${quoteLiteral(sql)}) AS tree`);
     const statement = parsedSelect(String(row?.['tree'] ?? ''));
     if (!statement) return false;
     const name = source.datasetName;
     const shape = queryShape(statement, {
       datasets: new Map([[name.toLowerCase(), { name, columns: new Map(columns.map((column) => [column.name.toLowerCase(), column])) }]]),
-      aggregateFunctions: await (this.#aggregateFunctions ??= this.#aggregateNames()),
+      aggregateFunctions: await (this.#aggregateFunctions ??= this.#aggregateNames().catch((error: unknown) => {
+        this.#aggregateFunctions = undefined; // asked again next time
+        throw error;
+      })),
     });
     if (!shape) return false;
     const [whole] = await this.#render([wholeLegStatement(shape)]);
