@@ -4,9 +4,13 @@
  * 1. Pruning: a query filtering on the partition key (`customer_id = K`) on a scheduler with
  *    three executors asks only the owner of K's bucket; printed: executors asked and rows each
  *    returned, beside the same figures for the query without the key filter.
- * 2. Merge overhead: the median time of the same queries on the scheduler (which fans out
- *    Flight SQL scans and merges) against one node holding all the data, as a ratio
- *    (target <= 1.5x for selective queries). Both run in the same run on the same machine.
+ * 2. Merge overhead: the median time of the same queries on the scheduler (which pushes them
+ *    into its executors and merges their answers, or fetches their rows) against one node
+ *    holding all the data, as a ratio (target <= 1.5x). Both run in the same run on the same
+ *    machine; the scheduler's log splits each pushed-down run into the executors' legs and
+ *    its own merge.
+ * 3. The same with one executor left (it owns every partition): the routing overhead alone,
+ *    without three executors sharing the machine's cores.
  *
  * quarryd runs from source (tsx). Sizes: CLUSTER_ROWS (default 400k) rows, RUNS (default 7).
  */
@@ -105,12 +109,14 @@ try {
     const before = scheduler.output().length;
     await query(scheduler, sql);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    return [...scheduler.output().slice(before).matchAll(/cluster leg dataset=events executor=(\S+) rows=(\d+)/g)].map((match) => `${match[1]}: ${match[2]} rows`);
+    const log = scheduler.output().slice(before);
+    const pushdown = /cluster scan dataset=events [^\n]*pushdown=(\S+)/.exec(log)?.[1] ?? 'none';
+    return { pushdown, legs: [...log.matchAll(/cluster leg dataset=events executor=(\S+) rows=(\d+)/g)].map((match) => `${match[1]}: ${match[2]} rows`) };
   };
-  const keyed = await legs('SELECT count(*), sum(amount) FROM events WHERE customer_id = 42');
-  const unkeyed = await legs('SELECT count(*), sum(amount) FROM events WHERE amount > 99');
-  console.log(`pruning, WHERE customer_id = 42 (the partition key): ${keyed.length} of 3 executors asked — ${keyed.join(', ')}`);
-  console.log(`baseline, WHERE amount > 99 (not the key):          ${unkeyed.length} of 3 executors asked — ${unkeyed.join(', ')}`);
+  const keyed = await legs('SELECT event_id, amount FROM events WHERE customer_id = 42');
+  const unkeyed = await legs('SELECT event_id, amount FROM events WHERE amount > 99');
+  console.log(`pruning, WHERE customer_id = 42 (the partition key): ${keyed.legs.length} of 3 executors asked (pushdown ${keyed.pushdown}) — ${keyed.legs.join(', ')}`);
+  console.log(`baseline, WHERE amount > 99 (not the key):          ${unkeyed.legs.length} of 3 executors asked (pushdown ${unkeyed.pushdown}) — ${unkeyed.legs.join(', ')}`);
 
   // 2. Merge overhead against one node with the same data.
   const queries: Array<[string, string]> = [
@@ -118,19 +124,42 @@ try {
     ['selective filter', 'SELECT kind, count(*), sum(amount) FROM events WHERE amount > 99 GROUP BY kind ORDER BY kind'],
     ['top-k', 'SELECT event_id, amount FROM events WHERE kind = \'a\' ORDER BY amount DESC, event_id LIMIT 10'],
     ['full aggregate', 'SELECT kind, count(*), sum(amount) FROM events GROUP BY kind ORDER BY kind'],
+    // Not pushed (count DISTINCT cannot be combined from parts): the executors' rows are fetched.
+    ['not pushed', 'SELECT count(DISTINCT customer_id) FROM events WHERE amount > 99'],
   ];
-  console.log(`\n${ROWS} rows, median of ${RUNS} runs; scheduler + 3 executors vs one node, same machine`);
-  for (const [label, sql] of queries) {
-    const [clusterAnswer, singleAnswer] = [await query(scheduler, sql), await query(single, sql)];
-    if (clusterAnswer !== singleAnswer) throw new Error(`${label}: the cluster answered differently:\n${clusterAnswer.slice(0, 300)}\n${singleAnswer.slice(0, 300)}`);
-    const clusterMs = await timed(scheduler, sql);
-    const singleMs = await timed(single, sql);
-    console.log(`${label.padEnd(17)} cluster ${clusterMs.toFixed(1).padStart(8)} ms   single ${singleMs.toFixed(1).padStart(8)} ms   ratio ${(clusterMs / singleMs).toFixed(2)}x`);
+  const measure = async (executors: number) => {
+    console.log(`\n${ROWS} rows, median of ${RUNS} runs; scheduler + ${executors} executor${executors > 1 ? 's' : ''} vs one node, same machine`);
+    for (const [label, sql] of queries) {
+      const [clusterAnswer, singleAnswer] = [await query(scheduler, sql), await query(single, sql)];
+      if (clusterAnswer !== singleAnswer) throw new Error(`${label}: the cluster answered differently:\n${clusterAnswer.slice(0, 300)}\n${singleAnswer.slice(0, 300)}`);
+      const before = scheduler.output().length;
+      const clusterMs = await timed(scheduler, sql);
+      const singleMs = await timed(single, sql);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The scheduler's own account of each run: the executors' legs, then its merge.
+      const done = [...scheduler.output().slice(before).matchAll(/cluster pushdown done dataset=events pushdown=(\S+) executors=\d+ rows=\d+ legs_ms=([\d.]+) merge_ms=([\d.]+)/g)];
+      const split = done.length > 0 ? `  [${done[0]![1]}: legs ${median(done.map((match) => Number(match[2]))).toFixed(1)} ms, merge ${median(done.map((match) => Number(match[3]))).toFixed(1)} ms]` : '  [not pushed: rows fetched, engine on the scheduler]';
+      console.log(`${label.padEnd(17)} cluster ${clusterMs.toFixed(1).padStart(8)} ms   single ${singleMs.toFixed(1).padStart(8)} ms   ratio ${(clusterMs / singleMs).toFixed(2)}x${split}`);
+    }
+  };
+  await measure(3);
+
+  // 3. The same with one executor holding every partition: no CPU shared between executors, so
+  // the ratio is the routing overhead itself (one more hop; every query runs whole on it).
+  for (const node of nodes.slice(3)) {
+    node.child.kill('SIGTERM');
+    await new Promise((resolve) => (node.child.exitCode !== null || node.child.signalCode !== null ? resolve(undefined) : node.child.once('exit', resolve)));
   }
+  await until(async () => {
+    const nodes = (await (await fetch(`${scheduler.baseUrl}/v1/cluster`)).json() as { nodes: Array<{ node_id: string; role: string; partitions: Record<string, number> }> }).nodes;
+    return nodes.some((node) => node.node_id === 'executor-a' && node.partitions['events'] === 12);
+  }, 'executor-a owns the 12 partitions');
+  await until(async () => (await query(scheduler, 'SELECT count(*) AS n FROM events')) === total, 'executor-a holds every row');
+  await measure(1);
 } finally {
   for (const node of nodes) {
     node.child.kill('SIGTERM');
-    await new Promise((resolve) => (node.child.exitCode !== null ? resolve(undefined) : node.child.once('exit', resolve)));
+    await new Promise((resolve) => (node.child.exitCode !== null || node.child.signalCode !== null ? resolve(undefined) : node.child.once('exit', resolve)));
   }
   rmSync(workspace, { recursive: true, force: true });
 }

@@ -18,15 +18,22 @@ export async function appendBatches(options: {
   schema: Schema;
   batches: AsyncIterable<RecordBatch>;
   signal: AbortSignal;
+  /**
+   * The caller just created the table with exactly the schema's columns, in order, and drops it
+   * if the append fails: no column lookup and no transaction (three engine calls fewer, which
+   * matters to a small per-query table such as a cluster merge's partial results).
+   */
+  freshTable?: boolean;
 }): Promise<number> {
   const { connection, table } = options;
+  const fresh = options.freshTable === true;
   const appender = await connection.createAppender(table.name, table.schema, table.catalog);
   const columnCount = appender.columnCount;
   const targetTypes = Array.from({ length: columnCount }, (_, index) => appender.columnType(index));
-  const targetNames = await columnNames(connection, table);
-  const sourceIndexes = mapColumns(options.schema, targetNames, table.name);
+  const targetNames = fresh ? options.schema.fields.map((field) => field.name) : await columnNames(connection, table);
+  const sourceIndexes = fresh ? targetNames.map((_, index) => index) : mapColumns(options.schema, targetNames, table.name);
   let rows = 0;
-  await connection.run('BEGIN TRANSACTION');
+  if (!fresh) await connection.run('BEGIN TRANSACTION');
   try {
     for await (const batch of options.batches) {
       options.signal.throwIfAborted();
@@ -46,14 +53,14 @@ export async function appendBatches(options: {
     }
     appender.flushSync();
     appender.closeSync();
-    await connection.run('COMMIT');
+    if (!fresh) await connection.run('COMMIT');
   } catch (error) {
     try {
       appender.closeSync();
     } catch {
       // already closed, or failed with the same error
     }
-    await connection.run('ROLLBACK').catch(() => undefined);
+    if (!fresh) await connection.run('ROLLBACK').catch(() => undefined);
     throw error;
   }
   return rows;

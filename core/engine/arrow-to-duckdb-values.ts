@@ -50,6 +50,8 @@ function convert(vector: Vector, data: Data | undefined, row: number, typeId: Ty
       if (typeId !== Type.Int) throw fail();
       return Number(vector.get(row));
     case DuckDBTypeId.BIGINT: case DuckDBTypeId.UBIGINT: case DuckDBTypeId.HUGEINT:
+      // The engine's own Arrow form of HUGEINT: Decimal128(38, 0).
+      if (target.typeId === DuckDBTypeId.HUGEINT && typeId === Type.Decimal && (vector.type as { scale: number }).scale === 0) return rawDecimal(data!, row);
       if (typeId !== Type.Int) throw fail();
       return BigInt(vector.get(row) as number | bigint);
     case DuckDBTypeId.FLOAT: case DuckDBTypeId.DOUBLE:

@@ -47,7 +47,15 @@ export interface EngineApi {
    * system tables a plugin owns (e.g. `CREATE SCHEMA runtime`, inserting task-history rows).
    * Returns the rows as plain objects (keep results small). Never pass user SQL here.
    */
-  runInternal(sql: string, parameters?: readonly unknown[]): Promise<Array<Record<string, unknown>>>;
+  runInternal(sql: string, parameters?: readonly unknown[], options?: InternalRunOptions): Promise<Array<Record<string, unknown>>>;
+  /**
+   * Runs SQL as the runtime over Arrow batches a plugin holds: each input is first loaded into
+   * a temporary table of the query's connection, named `input.name` (e.g. a cluster scheduler
+   * combining its executors' partial aggregates). The result streams as Arrow: read it to the
+   * end or `return()` it; the inputs are dropped then. Aborting `signal` interrupts it. Never
+   * pass user SQL here.
+   */
+  queryOver(sql: string, inputs: readonly BatchInput[], signal: AbortSignal): Promise<{ schema: Schema; batches: AsyncIterable<RecordBatch> }>;
   /**
    * Runs `initializer` on every engine connection queries use (DuckDB registers JS functions
    * per connection): e.g. `connection.registerScalarFunction(...)`. Register in `startup`.
@@ -71,6 +79,23 @@ export interface EngineApi {
    * database), columns matched by name, in one transaction. Not for datasets: see `append`.
    */
   appendToTable(table: { schema: string; name: string }, schema: Schema, batches: AsyncIterable<RecordBatch>, signal: AbortSignal): Promise<number>;
+}
+
+export interface InternalRunOptions {
+  /**
+   * Default true: live datasets the SQL names are read first, as for a query. False leaves them
+   * empty (typed, no rows): for SQL that only inspects a statement's text or columns, e.g.
+   * `SELECT json_serialize_sql('...')` or `DESCRIBE ...`, which then costs no remote read.
+   */
+  readonly readLive?: boolean;
+}
+
+/** Arrow batches loaded into a temporary table `name` for `queryOver`. */
+export interface BatchInput {
+  /** A plain identifier, unique in the query (e.g. `quarry_partials`). */
+  readonly name: string;
+  readonly schema: Schema;
+  readonly batches: AsyncIterable<RecordBatch>;
 }
 
 /** Where a plugin sends the rows written to a dataset it serves. */

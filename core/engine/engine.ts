@@ -17,13 +17,14 @@ import { mergeStatement } from './acceleration/refresh-statements.js';
 import type { RefreshOverrides } from './acceleration/refresh-options.js';
 import { RefreshScheduler } from './acceleration/refresh-scheduler.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
-import type { DatasetStatus, DatasetWriteTarget, EngineApi, StagedRows } from './engine-api.js';
+import type { BatchInput, DatasetStatus, DatasetWriteTarget, EngineApi, StagedRows } from './engine-api.js';
 import { openBatchStream } from './arrow/index.js';
 import { engineError } from './engine-errors.js';
 import { defaultMemoryLimitBytes } from './memory-limit.js';
 import { bindParameters } from './parameters.js';
 import { streamResult, type EngineStream } from './result-stream.js';
-import { quoteLiteral, quoteQualifiedName } from './sql-text.js';
+import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
+import { columnDefinitions } from './fetch/duckdb-column-types.js';
 import { logicalPlanText } from './logical-plan.js';
 import { preparedParameterSchema, preparedResultSchema } from './prepared-schemas.js';
 
@@ -290,11 +291,12 @@ export class Engine implements EngineApi {
     this.#pool.addInitializer(initializer);
   }
 
-  async runInternal(sql: string, parameters: readonly unknown[] = []): Promise<Array<Record<string, unknown>>> {
+  async runInternal(sql: string, parameters: readonly unknown[] = [], options: { readLive?: boolean } = {}): Promise<Array<Record<string, unknown>>> {
     const connection = await this.#pool.acquire();
     let liveCleanup: (() => Promise<void>) | undefined;
     try {
-      liveCleanup = await this.#fetch.beforeQuery(connection, sql);
+      if (options.readLive === false) await this.#fetch.beforePrepare(connection, '');
+      else liveCleanup = await this.#fetch.beforeQuery(connection, sql);
       const prepared = await connection.prepare(sql);
       bindParameters(prepared, parameters);
       const reader = await prepared.runAndReadAll();
@@ -306,8 +308,54 @@ export class Engine implements EngineApi {
     }
   }
 
-  /** Parses and classifies one statement; the caller must `execute` or `close` it. */
-  async prepare(text: string): Promise<PreparedQuery> {
+  async queryOver(sql: string, inputs: readonly BatchInput[], signal: AbortSignal): Promise<{ schema: Schema; batches: AsyncIterable<RecordBatch> }> {
+    const connection = await this.#pool.acquire();
+    const mapError = (error: unknown) => engineError(error, { datasetNames: () => this.datasetNames() });
+    const created: string[] = [];
+    // The inputs go with the query: dropped before the connection is reused (or the connection is closed).
+    const release = (discard: boolean) => {
+      if (discard || created.length === 0) return this.#pool.release(connection, { discard });
+      const drop = async () => {
+        for (const name of created) await connection.run(`DROP TABLE IF EXISTS temp.main.${quoteIdentifier(name)}`);
+      };
+      drop().then(
+        () => this.#pool.release(connection),
+        () => this.#pool.release(connection, { discard: true }),
+      );
+    };
+    let prepared: Awaited<ReturnType<DuckDBConnection['prepare']>> | undefined;
+    try {
+      for (const input of inputs) {
+        await connection.run(`CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(input.name)} (${columnDefinitions(input.schema, input.name)})`);
+        created.push(input.name);
+        await appendBatches({ connection, table: { catalog: 'temp', schema: 'main', name: input.name }, schema: input.schema, batches: input.batches, signal, freshTable: true });
+      }
+      prepared = await connection.prepare(sql);
+      const statement = prepared;
+      const stream = await streamResult({
+        prepared: statement,
+        connection,
+        signal,
+        onFinish: (discard) => {
+          statement.destroySync();
+          release(discard);
+        },
+        mapError,
+      });
+      return { schema: stream.schema, batches: stream.batches };
+    } catch (error) {
+      prepared?.destroySync();
+      release(signal.aborted);
+      throw mapError(error);
+    }
+  }
+
+  /**
+   * Parses and classifies one statement; the caller must `execute` or `close` it. Live fetch
+   * datasets it reads are fetched when it is executed (classifying it, describing its result
+   * or keying a cache reads nothing), unless `fillLive` says it is about to run anyway.
+   */
+  async prepare(text: string, options: { fillLive?: boolean } = {}): Promise<PreparedQuery> {
     const connection = await this.#pool.acquire();
     let liveCleanup: (() => Promise<void>) | undefined;
     const mapError = (error: unknown) => engineError(error, { datasetNames: () => this.datasetNames() });
@@ -327,9 +375,23 @@ export class Engine implements EngineApi {
       if (statements.count > 1) {
         throw new QuarryError('SQL_MULTIPLE_STATEMENTS', `the SQL text holds ${statements.count} statements; send one statement per request`);
       }
-      liveCleanup = await this.#fetch.beforeQuery(connection, sql);
+      await this.#fetch.beforePrepare(connection, sql);
+      // Bound against the live datasets' empty typed stubs until it runs: then their rows are
+      // fetched (with the plan's pushdown) and the statement is prepared again over them.
+      let unfilled = options.fillLive !== true && this.#fetch.readsLive(sql);
+      if (!unfilled) liveCleanup = await this.#fetch.fill(connection, sql);
       if (route) await this.#createStaging(connection, route.dataset);
-      const prepared = await statements.prepare(0);
+      let prepared = await statements.prepare(0);
+      const fill = async () => {
+        if (!unfilled) return;
+        unfilled = false;
+        liveCleanup = await this.#fetch.fill(connection, sql);
+        if (!liveCleanup) return;
+        const bound = prepared;
+        // (An extracted statement prepares once: the text, checked to be one statement, prepares again.)
+        prepared = await connection.prepare(sql);
+        bound.destroySync();
+      };
       let settled = false;
       const finish = (discard: boolean) => {
         if (settled) return;
@@ -355,6 +417,12 @@ export class Engine implements EngineApi {
           });
         },
         execute: async (parameters, signal) => {
+          try {
+            await fill();
+          } catch (error) {
+            finish(false);
+            throw mapError(error);
+          }
           if (route) return this.#executeRouted(route.target, { prepared, connection, parameters, signal, finish, mapError });
           try {
             bindParameters(prepared, parameters);

@@ -30,7 +30,7 @@ export interface ExecuteOptions {
 
 /**
  * The one query path behind every door:
- *   classify -> query.before -> cache.lookup -> query.instead | engine -> cache.store -> (stream) -> query.after
+ *   classify -> query.before -> cache.lookup -> (query.instead | engine) -> cache.store -> (stream) -> query.after
  * The result's batches must be read to the end or `return()`ed; `query.after` fires then.
  */
 export class QueryPipeline {
@@ -94,6 +94,8 @@ export class QueryPipeline {
     // answers never needs an engine connection.
     let preparing: Promise<PreparedQuery> | undefined;
     const prepare = () => (preparing ??= this.#engine.prepare(request.sql));
+    // Prepared only to run now: live datasets are read before it is bound (one prepare, not two).
+    const prepareToRun = () => (preparing ??= this.#engine.prepare(request.sql, { fillLive: true }));
     try {
       const known = this.#classifications.get(request.sql) ?? (await this.#classify(request.sql, await prepare()));
       request.kind = known.kind;
@@ -107,11 +109,16 @@ export class QueryPipeline {
         const { query, cache } = this.#hooks;
         // Hooks nobody tapped are skipped: each call costs a promise, on every query.
         if (query.before.isUsed()) await query.before.promise(request);
-        result = (cache.lookup.isUsed() ? await cache.lookup.promise(request) : undefined) ?? (query.instead.isUsed() ? await query.instead.promise(request) : undefined);
+        result = cache.lookup.isUsed() ? await cache.lookup.promise(request) : undefined;
+        if (!result && query.instead.isUsed()) {
+          // An answer from elsewhere (a cluster's executors) is stored like the engine's.
+          const routed = await query.instead.promise(request);
+          if (routed) result = cache.store.isUsed() ? await cache.store.promise(routed, request) : routed;
+        }
         if (result) {
           (await preparing?.catch(() => undefined))?.close();
         } else {
-          const stream = await (await prepare()).execute(request.parameters, request.signal);
+          const stream = await (await prepareToRun()).execute(request.parameters, request.signal);
           executionMs = stream.executionMs;
           const fresh: QueryResult = { schema: stream.schema, batches: stream.batches, cacheStatus: 'BYPASS', headers: {} };
           result = cache.store.isUsed() ? await cache.store.promise(fresh, request) : fresh;

@@ -12,6 +12,11 @@ defineErrorCodes({
     grpc: GRPC.UNAVAILABLE,
     description: 'A query or write on a scheduler needs a partition that has no live owner (its executor stopped and the next assignment round has not moved it yet, or a new partition value is not assigned yet), or the owning executor failed its share of the scan or write; the message names the dataset and the partitions or executor.',
   },
+  CLUSTER_SHARE_CHANGING: {
+    http: 503,
+    grpc: GRPC.UNAVAILABLE,
+    description: 'An executor was asked to scan exactly the partitions it holds, without the partition predicate, while its table holds other partitions or is being reloaded after a reassignment. Between nodes only: the scheduler sends the scan again with the predicate.',
+  },
   CLUSTER_STATE_CONFLICT: {
     http: 503,
     grpc: GRPC.UNAVAILABLE,

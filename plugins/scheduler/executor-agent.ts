@@ -8,6 +8,7 @@ import { NodeClient } from './node/node-client.js';
 import type { NodeTlsMaterial } from './node/node-credentials.js';
 import type { ApplyWriteReply, ApplyWriteRequest, HeartbeatReply, WriteEntry } from './node/node-protocol.js';
 import { partitionId, type PartitionValue } from './partition-keys.js';
+import { ShareGate } from './share-gate.js';
 import { batchesOf, fromArrowIpc, withConstantColumn } from './writes/arrow-ipc.js';
 import { ownedRowsSql, ownedRowsWithWritesSql, WRITE_ORDER_COLUMN, writeTableName, writeTableParts } from './writes/share-sql.js';
 import './errors.js';
@@ -49,12 +50,15 @@ export class ExecutorAgent {
   #stopped = false;
   #reloading: Promise<void> = Promise.resolve();
   #connected = false;
+  /** Which scans may leave out the partition predicate (the table holds exactly what they want). */
+  readonly gate: ShareGate;
 
   constructor(options: { nodeId: string; nodeEndpoint: () => string; schedulerAddresses: readonly string[]; tls: NodeTlsMaterial | undefined; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; ttlMs: number; keyRules: (dataset: string) => KeyRules }) {
     this.#clients = options.schedulerAddresses.map((address) => new NodeClient(address, options.tls));
     this.#options = options;
     this.#ttlMs = options.ttlMs;
     for (const dataset of options.datasets) this.#applied.set(dataset.name, ownedRowsSql(dataset, []));
+    this.gate = new ShareGate(options.datasets.map((dataset) => dataset.name));
   }
 
   /** Whether the last heartbeat reached at least one scheduler. */
@@ -117,11 +121,15 @@ export class ExecutorAgent {
       const dataset = this.#options.datasets.find((candidate) => candidate.name === name)!;
       const partitions = this.#owned[name] ?? [];
       const ids = this.#wantedIds.get(name) ?? new Set<string>();
+      // Exact scans (no partition predicate) wait until the table holds the new share.
+      await this.gate.beginReload(name);
       try {
         const entries = await this.#inTurn(name, () => this.#loadShare(dataset, partitions, ids));
         this.#applied.set(name, sql);
+        this.gate.endReload(name, ids);
         this.#options.log.info('owned partitions loaded', { dataset: name, partitions: partitions.length, writes: entries, revision: this.#revision });
       } catch (error) {
+        this.gate.endReload(name, undefined);
         this.#options.log.warn('loading owned partitions failed; retried on the next heartbeat', { dataset: name, error: (error as Error).message });
       }
     }

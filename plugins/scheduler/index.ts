@@ -25,6 +25,8 @@ import { schedulerNodeHandlers } from './scheduler-node.js';
 import { clusterSummary, nodeReports, registerReadinessGate, reportsOf, type NodeReport } from './operations.js';
 import { ClusterSource, PARTITIONS_HEADER } from './routing/cluster-source.js';
 import { ClusterWriteTarget } from './routing/cluster-writes.js';
+import { averageFunction } from './routing/average.js';
+import { PushdownRouter } from './routing/pushdown-router.js';
 import { QuarryError } from '../../core/errors/quarry-error.js';
 import { schedulerSchema, type SchedulerConfig } from './schema.js';
 
@@ -56,6 +58,14 @@ export function createSchedulerPlugin(): QuarryPlugin {
       const writeTargets: ClusterWriteTarget[] = [];
       const executorClients = new Map<string, ExecutorClient>();
       const lostRaces = runtime.metrics.counter('scheduler_state_conflicts', { description: 'Writes of the shared cluster document that lost a compare-and-swap race and were retried' });
+      // Partitioned datasets this scheduler reads from its executors, by lower-case name.
+      const sources = new Map<string, ClusterSource>();
+      const router = new PushdownRouter({
+        engine: () => runtime.engine,
+        sources,
+        log: runtime.log,
+        pushed: runtime.metrics.counter('scheduler_pushdown_queries', { description: 'Queries a scheduler answered by pushing them into its executors, by mode: whole (one executor ran the query), union, top-k, aggregate (partial aggregates combined)' }),
+      });
 
       // A partitioned dataset on a scheduler reads from the executors that own its partitions.
       runtime.registerConnector({
@@ -63,9 +73,15 @@ export function createSchedulerPlugin(): QuarryPlugin {
         resolve(dataset) {
           const entry = partitioned.find((candidate) => candidate.name === dataset.location);
           if (entry === undefined || state === undefined || connect === undefined) throw new QuarryError('CLUSTER_CONFIG_INVALID', `dataset "${dataset.name}": from: cluster: is set by a scheduler for its partitioned datasets, not written in a manifest`);
-          return new ClusterSource(entry, state, (sql) => runtime.engine.runInternal(sql), runtime.log, connect);
+          // Buckets of filter values are computed over literals: no live dataset needs reading.
+          const source = new ClusterSource(entry, state, (sql) => runtime.engine.runInternal(sql, [], { readLive: false }), runtime.log, connect);
+          sources.set(entry.name.toLowerCase(), source);
+          return source;
         },
       });
+
+      // Queries over one partitioned dataset run in the executors where that is safe (routing/pushdown-router.ts).
+      runtime.hooks.query.instead.tapPromise({ name: SCHEDULER_PLUGIN_NAME, stage: STAGE.ROUTE }, async (query) => (routed && state !== undefined ? router.answer(query) : undefined));
 
       runtime.hooks.config.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async (manifest) => {
         const hasSection = isConfigured(manifest, 'runtime.scheduler');
@@ -147,11 +163,22 @@ export function createSchedulerPlugin(): QuarryPlugin {
           runtime.hooks.query.before.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async (query) => {
             const expected = query.inbound?.headers[PARTITIONS_HEADER];
             if (expected === undefined || agent === undefined) return;
-            const { dataset, partitions } = JSON.parse(expected) as { dataset: string; partitions: string[] };
+            const { dataset, partitions, exact } = JSON.parse(expected) as { dataset: string; partitions: string[]; exact?: boolean };
             const missing = agent.missing(dataset, partitions);
             if (missing.length > 0) {
               throw new QuarryError('CLUSTER_PARTITION_UNAVAILABLE', `executor ${nodeId} does not hold ${missing.length} partition(s) of dataset "${dataset}" yet: ${missing.slice(0, 10).join(', ')} (loading after a reassignment)`);
             }
+            // A scan without the partition predicate: the table must hold exactly these partitions until it ends.
+            if (exact === true) {
+              if (!agent.gate.admit(dataset, partitions)) {
+                throw new QuarryError('CLUSTER_SHARE_CHANGING', `executor ${nodeId} cannot scan exactly ${partitions.length} partition(s) of dataset "${dataset}": its table holds others or is reloading; send the scan with its partition predicate`);
+              }
+              query.state.set(SCHEDULER_PLUGIN_NAME, dataset);
+            }
+          });
+          runtime.hooks.query.after.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async (query) => {
+            const admitted = query.state.get(SCHEDULER_PLUGIN_NAME);
+            if (typeof admitted === 'string') agent?.gate.release(admitted);
           });
           runtime.hooks.datasets.loaded.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async () => {
             // The first load (no rows) finished: take the owned share without waiting a beat.
@@ -188,6 +215,10 @@ export function createSchedulerPlugin(): QuarryPlugin {
           runtime.log.info('node listening', { endpoint, tls: runtime.cluster.allowInsecureConnections && runtime.cluster.mtlsCertificateFile === undefined ? 'none' : 'mtls' });
         } else {
           runtime.log.warn('this scheduler has no node listener (no --node-bind-address): executors cannot reach it; it only runs assignment rounds');
+        }
+        if (routed) {
+          // A pushed-down avg() is finished with this function (see routing/average.ts).
+          runtime.engine.addConnectionInitializer(async (connection) => connection.registerScalarFunction(averageFunction()));
         }
         // Writes to a read_write partitioned dataset go to the owners of each row's partition.
         // Every partitioned dataset gets a target, read-only ones too: an INSERT into one then

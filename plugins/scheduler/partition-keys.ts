@@ -92,7 +92,10 @@ export function partitionsPredicate(keys: readonly PartitionKey[], partitions: r
     const key = keys[0]!;
     const present = partitions.map((values) => values[0] ?? null).filter((value) => value !== null);
     const parts: string[] = [];
-    if (present.length > 0) parts.push(`${key.sql} IN (${present.map(sqlLiteral).join(', ')})`);
+    // DuckDB expands `x IN (a, b, ...)` to `x = a OR x = b ...`, evaluating a bucket's hash() once
+    // per value; list_contains evaluates it once per row (a scan leg over 4 buckets: 2x faster).
+    if (present.length > 1 && key.kind === 'bucket') parts.push(`list_contains([${present.map(sqlLiteral).join(', ')}], ${key.sql})`);
+    else if (present.length > 0) parts.push(`${key.sql} IN (${present.map(sqlLiteral).join(', ')})`);
     if (present.length < partitions.length) parts.push(`${key.sql} IS NULL`);
     return parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`;
   }

@@ -203,12 +203,36 @@ export class FetchDatasets {
    * it reads. Returns what to run before the connection goes back to the pool, or undefined.
    */
   async beforeQuery(connection: DuckDBConnection, sql: string): Promise<(() => Promise<void>) | undefined> {
-    if (this.#live.size === 0 && this.#mirrors.length === 0) return undefined;
+    await this.beforePrepare(connection, sql);
+    return this.fill(connection, sql);
+  }
+
+  /**
+   * What a statement needs before DuckDB binds it: the live datasets' temp views (once per
+   * connection; until `fill` they read the empty typed stubs) and, for live datasets with a
+   * local mirror that it names, the mirror brought up to date (a file glob binds at prepare).
+   */
+  async beforePrepare(connection: DuckDBConnection, sql: string): Promise<void> {
+    if (this.#live.size === 0 && this.#mirrors.length === 0) return;
     if (!this.#initialised.has(connection)) {
       for (const live of this.#live.values()) await connection.run(stubViewStatement(live));
       this.#initialised.add(connection);
     }
     await Promise.all(this.#mirrors.filter((mirror) => mirror.mention.test(sql)).map((mirror) => this.#synchronise(mirror)));
+  }
+
+  /** Whether the SQL text may read a live fetch dataset (whose rows `fill` would fetch). */
+  readsLive(sql: string): boolean {
+    for (const live of this.#live.values()) if (live.mention.test(sql)) return true;
+    return false;
+  }
+
+  /**
+   * Scans the live fetch datasets the statement reads into the connection's temp tables and
+   * points their views at them (after `beforePrepare`). Returns what to run before the
+   * connection goes back to the pool, or undefined when nothing was read.
+   */
+  async fill(connection: DuckDBConnection, sql: string): Promise<(() => Promise<void>) | undefined> {
     const named = [...this.#live.values()].filter((live) => live.mention.test(sql));
     if (named.length === 0) return undefined;
     const scans = await this.#plan(connection, sql);

@@ -1,9 +1,13 @@
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FetchSource, ScanRequest } from '../../../core/engine/sources/connector.js';
+import { LRUCache } from 'lru-cache';
+import type { FetchSource, ScanFilter, ScanRequest } from '../../../core/engine/sources/connector.js';
 import type { Logger } from '../../../core/log.js';
 import { QuarryError } from '../../../core/errors/quarry-error.js';
 import type { FlightSqlClient } from '../../../core/flight/client/flight-sql-client.js';
+import type { FlightStream } from '../../../core/flight/client/flight-client.js';
+import { packAny } from '../../../core/flight/flight-any.js';
+import { CommandStatementQuerySchema } from '../../../core/flight/generated/arrow/flight/protocol/sql/flight_sql_pb.js';
 import type { PartitionedDataset } from '../cluster-config.js';
 import type { ClusterState } from '../cluster-state.js';
 import { partitionId, partitionsPredicate, type PartitionValue } from '../partition-keys.js';
@@ -19,6 +23,23 @@ export const PARTITIONS_HEADER = 'x-quarry-cluster-partitions';
 
 /** How long a scheduler trusts its read of ownership and liveness (one object-store read per scan at most this often). */
 const VIEW_TTL_MS = 500;
+
+/** One executor's share of a read: the wanted partitions it owns and their SQL predicate. */
+export interface ClusterLeg {
+  readonly owner: string;
+  readonly address: string;
+  readonly partitions: readonly PartitionValue[][];
+  readonly predicate: string;
+  /** The leg asks for every partition its executor owns (as far as the scheduler knows). */
+  readonly everything: boolean;
+}
+
+/** The Quarry error code a peer answered with (Flight trailers), if any. */
+function errorCodeOf(error: unknown): string | undefined {
+  const metadata = (error as { metadata?: { get(key: string): unknown[] } }).metadata;
+  const value = metadata?.get('x-quarry-error-code')[0];
+  return typeof value === 'string' ? value : undefined;
+}
 
 export interface ClusterView {
   readonly at: number;
@@ -55,13 +76,31 @@ export class ClusterSource implements FetchSource {
     this.#connect = connect;
     this.#log = log;
     this.#state = state;
+    // The statement's text decides its answer (hash() is fixed within a release): a repeated key
+    // lookup costs no engine call.
+    const known = new LRUCache<string, Set<number>>({ max: 10_000 });
     this.#bucketsOf = async (key, values) => {
       const field = this.#schema?.fields.find((candidate) => candidate.name === key.column);
       if (field === undefined || values.length === 0) return undefined;
       const type = duckdbColumnType(field, dataset.name);
-      const rows = await runInternal(`SELECT DISTINCT CAST(hash(CAST(v AS ${type})) % ${key.buckets} AS INTEGER) AS b FROM (VALUES ${values.map((value) => `(${scanLiteral(value)})`).join(', ')}) AS t(v)`).catch(() => undefined);
-      return rows === undefined ? undefined : new Set(rows.map((row) => Number(row['b'])));
+      const sql = `SELECT DISTINCT CAST(hash(CAST(v AS ${type})) % ${key.buckets} AS INTEGER) AS b FROM (VALUES ${values.map((value) => `(${scanLiteral(value)})`).join(', ')}) AS t(v)`;
+      const cached = known.get(sql);
+      if (cached) return cached;
+      const rows = await runInternal(sql).catch(() => undefined);
+      if (rows === undefined) return undefined;
+      const buckets = new Set(rows.map((row) => Number(row['b'])));
+      known.set(sql, buckets);
+      return buckets;
     };
+  }
+
+  get datasetName(): string {
+    return this.#dataset.name;
+  }
+
+  /** The dataset's columns and their DuckDB types, once `schema()` has answered (empty before). */
+  get columns(): ReadonlyArray<{ name: string; type: string }> {
+    return this.#schema?.fields.map((field) => ({ name: field.name, type: duckdbColumnType(field, this.#dataset.name) })) ?? [];
   }
 
   /** Asked once at registration: from the first live executor (waits for one, within the signal). */
@@ -81,11 +120,38 @@ export class ClusterSource implements FetchSource {
   }
 
   async *scan(request: ScanRequest): AsyncIterable<RecordBatch> {
+    const { legs, of } = await this.legs(request.filters ?? []);
+    this.#log.debug('cluster scan', { dataset: this.#dataset.name, executors: legs.map((leg) => leg.owner).join(','), partitions: legs.reduce((sum, leg) => sum + leg.partitions.length, 0), of });
+    // All legs start at once (the executors work in parallel); batches are passed on leg by leg.
+    const streams = await this.openLegs(legs.map((leg) => ({ leg, sql: (predicate) => executorScanSql(this.#dataset.table, this.#columns, request, predicate) })), request.signal);
+    let remaining = request.limit;
+    for (const [index, stream] of streams.entries()) {
+      let rows = 0;
+      try {
+        for await (const batch of stream.batches) {
+          if (remaining !== undefined && remaining <= 0) break;
+          rows += batch.numRows;
+          if (remaining !== undefined) remaining -= batch.numRows;
+          yield batch;
+        }
+      } finally {
+        stream.cancel();
+        this.#log.debug('cluster leg', { dataset: this.#dataset.name, executor: legs[index]!.owner, rows });
+      }
+    }
+  }
+
+  /**
+   * The executors a read of the dataset with these filters must ask, each with the wanted
+   * partitions it owns (filters on the partition key prune partitions), sorted by owner.
+   * Throws when the dataset has no partitions yet or a wanted partition has no live owner.
+   */
+  async legs(filters: readonly ScanFilter[]): Promise<{ legs: ClusterLeg[]; of: number }> {
     const view = await this.#read(false);
     if (view.partitions.length === 0) {
       throw new QuarryError('CLUSTER_PARTITION_UNAVAILABLE', `Cannot execute query: dataset "${this.#dataset.name}" has no partitions yet (the scheduler discovers and assigns them each partition_assignment_interval once executors are live)`);
     }
-    const wanted = await partitionFilter(this.#dataset.keys, request.filters ?? [], this.#bucketsOf);
+    const wanted = await partitionFilter(this.#dataset.keys, filters, this.#bucketsOf);
     const byOwner = new Map<string, PartitionValue[][]>();
     const orphaned: string[] = [];
     for (const partition of view.partitions) {
@@ -101,33 +167,50 @@ export class ClusterSource implements FetchSource {
     if (orphaned.length > 0) {
       throw new QuarryError('CLUSTER_PARTITION_UNAVAILABLE', `Cannot execute query: ${orphaned.length} partition(s) of dataset "${this.#dataset.name}" have no live executor: ${orphaned.slice(0, 10).join(', ')}${orphaned.length > 10 ? ', ...' : ''}; they are reassigned within one partition_assignment_interval`, { details: { dataset: this.#dataset.name, partitions: orphaned.slice(0, 100) } });
     }
-    this.#log.debug('cluster scan', { dataset: this.#dataset.name, executors: [...byOwner.keys()].sort().join(','), partitions: [...byOwner.values()].reduce((sum, list) => sum + list.length, 0), of: view.partitions.length });
-    // All legs start at once (the executors work in parallel); batches are passed on leg by leg.
-    const legs = await Promise.all([...byOwner].map(async ([owner, partitions]) => {
-      const sql = executorScanSql(this.#dataset.table, this.#columns, request, partitionsPredicate(this.#dataset.keys, partitions));
+    const owned = new Map<string, number>();
+    for (const partition of view.partitions) if (partition.owner !== null) owned.set(partition.owner, (owned.get(partition.owner) ?? 0) + 1);
+    const legs = [...byOwner].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([owner, partitions]) => ({
+      owner,
+      address: view.addresses.get(owner)!,
+      partitions,
+      predicate: partitionsPredicate(this.#dataset.keys, partitions),
+      everything: partitions.length === owned.get(owner),
+    }));
+    return { legs, of: view.partitions.length };
+  }
+
+  /**
+   * Starts every leg's query at once and resolves when each has answered its schema. The
+   * statement (`sql` given the leg's partition predicate) goes straight into DoGet as a
+   * CommandStatementQuery ticket: one round trip (no GetFlightInfo), and the executor
+   * prepares it once. A leg asking for everything its executor owns is first sent without
+   * the predicate (an exact scan, see share-gate.ts) and again with it if the executor's
+   * table holds other partitions right now. If any leg fails, the others are cancelled and
+   * the error names the executor.
+   */
+  async openLegs(queries: ReadonlyArray<{ leg: ClusterLeg; sql: (predicate: string) => string }>, signal: AbortSignal): Promise<FlightStream[]> {
+    const opened = await Promise.allSettled(queries.map(async ({ leg, sql }) => {
+      // The executor checks it holds these partitions before it answers (a share that just moved is refused, never empty).
+      const ask = (exact: boolean) => {
+        const headers = { [PARTITIONS_HEADER]: JSON.stringify({ dataset: this.#dataset.name, partitions: leg.partitions.map(partitionId), ...(exact ? { exact: true } : {}) }) };
+        return this.#client(leg.address).flight.doGet(packAny(CommandStatementQuerySchema, { query: sql(exact ? 'TRUE' : leg.predicate) }), { signal, headers });
+      };
       try {
-        // The executor checks it holds these partitions before it answers (a share that just moved is refused, never empty).
-        const headers = { [PARTITIONS_HEADER]: JSON.stringify({ dataset: this.#dataset.name, partitions: partitions.map(partitionId) }) };
-        return { owner, stream: await this.#client(view.addresses.get(owner)!).queryStream(sql, { signal: request.signal, headers }) };
+        if (!leg.everything) return await ask(false);
+        return await ask(true).catch((error: unknown) => {
+          if (errorCodeOf(error) !== 'CLUSTER_SHARE_CHANGING') throw error;
+          return ask(false);
+        });
       } catch (error) {
-        throw new QuarryError('CLUSTER_PARTITION_UNAVAILABLE', `dataset "${this.#dataset.name}": executor ${owner} failed its share of the scan: ${(error as Error).message}`, { cause: error });
+        throw new QuarryError('CLUSTER_PARTITION_UNAVAILABLE', `dataset "${this.#dataset.name}": executor ${leg.owner} failed its share of the scan: ${(error as Error).message}`, { cause: error });
       }
     }));
-    let remaining = request.limit;
-    for (const { owner, stream } of legs) {
-      let rows = 0;
-      try {
-        for await (const batch of stream.batches) {
-          if (remaining !== undefined && remaining <= 0) break;
-          rows += batch.numRows;
-          if (remaining !== undefined) remaining -= batch.numRows;
-          yield batch;
-        }
-      } finally {
-        stream.cancel();
-        this.#log.debug('cluster leg', { dataset: this.#dataset.name, executor: owner, rows });
-      }
+    const failed = opened.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) {
+      for (const result of opened) if (result.status === 'fulfilled') result.value.cancel();
+      throw failed.reason;
     }
+    return opened.map((result) => (result as PromiseFulfilledResult<FlightStream>).value);
   }
 
   async close(): Promise<void> {
