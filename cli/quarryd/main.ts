@@ -31,9 +31,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const forcedLevel = args.outputLevel ?? outputLevelFromEnvironment(process.env);
   const log = createLogger({ level: forcedLevel ?? 'info' });
   // An executor needs no manifest: it fetches the app definition from a scheduler.
-  const fetched = args.cluster.role === 'executor' && !args.manifestGiven
-    ? await (await import('../../plugins/scheduler/executor-bootstrap.js')).fetchAppDefinition(args.cluster, args.cluster.nodeAdvertiseAddress ?? `${os.hostname()}-${process.pid}`)
-    : undefined;
+  const fetched = args.cluster.role === 'executor' && !args.manifestGiven ? await fetchFromScheduler(args.cluster, log) : undefined;
   const loaded = await loadManifest({ path: fetched?.manifestPath ?? args.manifestPath, baseDirectory: fetched?.baseDirectory, bundle: defaultPlugins(), setRuntime: args.setRuntime });
   if (!forcedLevel) log.setOutputLevel(loaded.manifest.runtime.output_level);
 
@@ -71,6 +69,31 @@ async function main(argv: readonly string[]): Promise<number> {
   log.info('starting quarry', { version: QUARRY_VERSION, manifest: loaded.source.file, plugins: loaded.plugins.map((p) => p.name).join(',') });
   await runtime.start();
   return exitCode;
+}
+
+/** An executor without a manifest: the app definition from a scheduler, waiting for one to answer (a signal stops the wait). */
+async function fetchFromScheduler(cluster: ReturnType<typeof parseDaemonArguments>['cluster'], log: ReturnType<typeof createLogger>): Promise<{ manifestPath: string; baseDirectory: string }> {
+  const { fetchAppDefinition } = await import('../../plugins/scheduler/executor-bootstrap.js');
+  const interrupted = new AbortController();
+  const stop = () => interrupted.abort();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  try {
+    return await fetchAppDefinition(cluster, cluster.nodeAdvertiseAddress ?? `${os.hostname()}-${process.pid}`, {
+      signal: interrupted.signal,
+      onRetry: (failures, retryInMs) => log.warn('no scheduler answered yet; asking again', { retry_in_ms: retryInMs, error: failures.join('; ') }),
+    });
+  } catch (error) {
+    // Stopped while waiting: nothing was started, so this is a clean exit, not a failure.
+    if (interrupted.signal.aborted) {
+      log.info('stopped while waiting for a scheduler');
+      process.exit(0);
+    }
+    throw error;
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+  }
 }
 
 main(process.argv.slice(2)).then(

@@ -9,16 +9,21 @@ import { repositoryRoot } from '../helpers/runtime.js';
  * only once an executor has joined. Resolves with the node endpoint; `http()` waits for HTTP.
  */
 export async function spawnScheduler(args: string[]): Promise<{ daemon: Daemon; nodeEndpoint: string; http(): Promise<Daemon> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts'), ...args, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const daemon: Daemon = { child, baseUrl: '', output: () => output, exited: new Promise((resolve) => child.once('exit', resolve)) };
+  const daemon = spawnQuarryd(args);
   const nodeEndpoint = (await waitForOutput(daemon, /node listening endpoint=([\d.:]+)/, 30_000))[1]!;
   return {
     daemon,
     nodeEndpoint,
     http: async () => ({ ...daemon, baseUrl: (await waitForOutput(daemon, /HTTP listening endpoint=(https?:\/\/[\d.:]+)/, 60_000))[1]! }),
   };
+}
+
+/** Starts quarryd (from source, free HTTP and Flight ports) without waiting for anything; `baseUrl` stays empty. */
+export function spawnQuarryd(args: string[]): Daemon {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts'), ...args, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { child, baseUrl: '', output: () => output, exited: new Promise((resolve) => child.once('exit', resolve)) };
 }
 
 export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
