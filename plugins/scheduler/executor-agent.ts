@@ -31,7 +31,7 @@ const CLUSTER_WRITER: Principal = Object.freeze({ id: 'cluster', method: 'cluste
  */
 export class ExecutorAgent {
   readonly #clients: NodeClient[];
-  readonly #options: { nodeId: string; nodeEndpoint: () => string; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; keyRules: (dataset: string) => KeyRules };
+  readonly #options: { nodeId: string; nodeEndpoint: () => string; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; keyRules: (dataset: string) => KeyRules; refreshIntervals?: ReadonlyMap<string, number> };
   /** Ownership loaded per dataset (its source predicate); a dataset reloads when the wanted one differs. */
   readonly #applied = new Map<string, string>();
   #wanted = new Map<string, string>();
@@ -50,10 +50,18 @@ export class ExecutorAgent {
   #stopped = false;
   #reloading: Promise<void> = Promise.resolve();
   #connected = false;
+  /**
+   * Per dataset, how many times this executor's table changed (share loads, refreshes, applied
+   * writes). Sent with every heartbeat: a scheduler whose results cache holds answers computed
+   * from the dataset drops them when the count moves (a refresh here, a write through another
+   * scheduler).
+   */
+  readonly #versions = new Map<string, number>();
+  readonly #refreshTimers: NodeJS.Timeout[] = [];
   /** Which scans may leave out the partition predicate (the table holds exactly what they want). */
   readonly gate: ShareGate;
 
-  constructor(options: { nodeId: string; nodeEndpoint: () => string; schedulerAddresses: readonly string[]; tls: NodeTlsMaterial | undefined; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; ttlMs: number; keyRules: (dataset: string) => KeyRules }) {
+  constructor(options: { nodeId: string; nodeEndpoint: () => string; schedulerAddresses: readonly string[]; tls: NodeTlsMaterial | undefined; datasets: readonly PartitionedDataset[]; engine: EngineApi; log: Logger; ttlMs: number; keyRules: (dataset: string) => KeyRules; refreshIntervals?: ReadonlyMap<string, number> }) {
     this.#clients = options.schedulerAddresses.map((address) => new NodeClient(address, options.tls));
     this.#options = options;
     this.#ttlMs = options.ttlMs;
@@ -72,6 +80,12 @@ export class ExecutorAgent {
   }
 
   start(): void {
+    // refresh_check_interval: the owned share (source rows and accepted writes) is reloaded on
+    // that interval, as a single node refreshes the whole dataset.
+    for (const [name, intervalMs] of this.#options.refreshIntervals ?? []) {
+      if (intervalMs <= 0) continue;
+      this.#refreshTimers.push(setInterval(() => void this.refresh(name), intervalMs).unref());
+    }
     const loop = () => {
       if (this.#stopped) return;
       this.#tick = this.beat().finally(() => {
@@ -86,7 +100,7 @@ export class ExecutorAgent {
     const nodeEndpoint = this.#options.nodeEndpoint();
     // Before its node listener is bound and its datasets registered an executor cannot serve scans: it waits to beat.
     if (nodeEndpoint === '') return;
-    const request = { node_id: this.#options.nodeId, node_endpoint: nodeEndpoint };
+    const request = { node_id: this.#options.nodeId, node_endpoint: nodeEndpoint, data_versions: Object.fromEntries(this.#versions) };
     const replies = await Promise.allSettled(this.#clients.map((client) => client.heartbeat(request)));
     let newest: HeartbeatReply | undefined;
     for (const [index, reply] of replies.entries()) {
@@ -116,23 +130,46 @@ export class ExecutorAgent {
   async #reloadChanged(): Promise<void> {
     for (const [name, sql] of this.#wanted) {
       if (this.#applied.get(name) === sql) continue;
-      const state = this.#options.engine.dataset(name)?.state;
-      if (state !== 'ready' && state !== 'error') continue; // still loading: the next beat retries
-      const dataset = this.#options.datasets.find((candidate) => candidate.name === name)!;
-      const partitions = this.#owned[name] ?? [];
-      const ids = this.#wantedIds.get(name) ?? new Set<string>();
-      // Exact scans (no partition predicate) wait until the table holds the new share.
-      await this.gate.beginReload(name);
-      try {
-        const entries = await this.#inTurn(name, () => this.#loadShare(dataset, partitions, ids));
-        this.#applied.set(name, sql);
-        this.gate.endReload(name, ids);
-        this.#options.log.info('owned partitions loaded', { dataset: name, partitions: partitions.length, writes: entries, revision: this.#revision });
-      } catch (error) {
-        this.gate.endReload(name, undefined);
-        this.#options.log.warn('loading owned partitions failed; retried on the next heartbeat', { dataset: name, error: (error as Error).message });
-      }
+      await this.#reloadShare(name, sql, 'owned partitions loaded');
     }
+  }
+
+  /**
+   * Reloads a dataset's owned share now even if ownership did not change (its
+   * refresh_check_interval): in turn with ownership reloads, never two at once.
+   */
+  refresh(name: string): Promise<void> {
+    this.#reloading = this.#reloading.then(async () => {
+      const sql = this.#applied.get(name);
+      // Before the first owned share is loaded there is nothing to refresh (the beat loads it).
+      if (sql === undefined || this.#wanted.get(name) !== sql) return;
+      await this.#reloadShare(name, sql, 'owned partitions refreshed');
+    });
+    return this.#reloading;
+  }
+
+  async #reloadShare(name: string, sql: string, what: string): Promise<void> {
+    const state = this.#options.engine.dataset(name)?.state;
+    if (state !== 'ready' && state !== 'error') return; // still loading: the next beat retries
+    const dataset = this.#options.datasets.find((candidate) => candidate.name === name)!;
+    const partitions = this.#owned[name] ?? [];
+    const ids = this.#wantedIds.get(name) ?? new Set<string>();
+    // Exact scans (no partition predicate) wait until the table holds the new share.
+    await this.gate.beginReload(name);
+    try {
+      const entries = await this.#inTurn(name, () => this.#loadShare(dataset, partitions, ids));
+      this.#applied.set(name, sql);
+      this.#changed(name);
+      this.gate.endReload(name, ids);
+      this.#options.log.info(what, { dataset: name, partitions: partitions.length, writes: entries, revision: this.#revision });
+    } catch (error) {
+      this.gate.endReload(name, undefined);
+      this.#options.log.warn(`${what === 'owned partitions loaded' ? 'loading' : 'refreshing'} owned partitions failed; retried on the next ${what === 'owned partitions loaded' ? 'heartbeat' : 'refresh'}`, { dataset: name, error: (error as Error).message });
+    }
+  }
+
+  #changed(name: string): void {
+    this.#versions.set(name, (this.#versions.get(name) ?? 0) + 1);
   }
 
   /** Loads the share (source rows and accepted writes of `partitions`) in one swap; resolves to the number of writes loaded. */
@@ -184,6 +221,7 @@ export class ExecutorAgent {
       const rows = fromArrowIpc(request.body);
       await this.#options.engine.append(request.dataset, rows.schema, batchesOf(rows.batches), { principal: CLUSTER_WRITER, signal: AbortSignal.timeout(120_000) });
       entries.add(request.entry.id);
+      this.#changed(request.dataset);
       this.#entries.set(request.dataset, entries);
       return { applied: true };
     });
@@ -198,6 +236,7 @@ export class ExecutorAgent {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    for (const timer of this.#refreshTimers.splice(0)) clearInterval(timer);
     await this.#tick;
     for (const client of this.#clients) client.close();
   }

@@ -60,6 +60,8 @@ export function createSchedulerPlugin(): QuarryPlugin {
       const lostRaces = runtime.metrics.counter('scheduler_state_conflicts', { description: 'Writes of the shared cluster document that lost a compare-and-swap race and were retried' });
       // Partitioned datasets this scheduler reads from its executors, by lower-case name.
       const sources = new Map<string, ClusterSource>();
+      // Executors: each partitioned dataset's refresh_check_interval, run by the agent.
+      const refreshIntervals = new Map<string, number>();
       const router = new PushdownRouter({
         engine: () => runtime.engine,
         sources,
@@ -101,6 +103,8 @@ export function createSchedulerPlugin(): QuarryPlugin {
           datasets: manifest.datasets.map((dataset) => {
             const entry = partitioned.find((candidate) => candidate.name === dataset.name);
             if (!names.has(dataset.name) || entry === undefined || dataset.acceleration === undefined) return dataset;
+            // The agent refreshes the owned share on the dataset's own interval (the engine would reload the empty share).
+            if (dataset.acceleration.refresh_check_interval !== undefined) refreshIntervals.set(dataset.name, dataset.acceleration.refresh_check_interval);
             return { ...dataset, acceleration: { ...dataset.acceleration, refresh_sql: ownedRowsSql(entry, []), refresh_check_interval: undefined } };
           }),
         };
@@ -158,6 +162,7 @@ export function createSchedulerPlugin(): QuarryPlugin {
             log: runtime.log,
             ttlMs: 3_000,
             keyRules: (name) => keyRules(runtime.manifest.datasets.find((dataset) => dataset.name === name)!),
+            refreshIntervals,
           });
           agent.start();
           runtime.hooks.query.before.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async (query) => {
@@ -204,7 +209,17 @@ export function createSchedulerPlugin(): QuarryPlugin {
         membership = new Membership({ state, nodeId, role: 'scheduler', address: nodeId, ttlMs: config.partition_assignment_interval, log: runtime.log });
         await membership.start();
         if (runtime.cluster.nodeBindAddress !== undefined) {
-          const handlers = schedulerNodeHandlers({ state, writeLog, manifestFile: runtime.source.file, baseDirectory: runtime.source.directory, heartbeatTtlMs: config.partition_assignment_interval });
+          const handlers = schedulerNodeHandlers({
+            state,
+            writeLog,
+            manifestFile: runtime.source.file,
+            baseDirectory: runtime.source.directory,
+            heartbeatTtlMs: config.partition_assignment_interval,
+            // An executor's share changed (a refresh, a write through another scheduler): cached answers from it go.
+            onDataChanged: (dataset) => {
+              runtime.hooks.cache.invalidate.promise({ datasets: [dataset.toLowerCase()], reason: 'refresh' }).catch((error: unknown) => runtime.log.warn('invalidating cached results failed', { dataset, error: (error as Error).message }));
+            },
+          });
           nodeServer = await startNodeServer({
             address: runtime.cluster.nodeBindAddress,
             tls: nodeTlsMaterial(runtime.cluster),

@@ -31,6 +31,12 @@ export interface HeartbeatRequest {
    * TLS, for partition scans and routed writes. Stored as the member's address.
    */
   readonly node_endpoint: string;
+  /**
+   * Per dataset, how many times the executor's table changed (loads, refreshes, applied writes).
+   * A scheduler drops its cached results of a dataset when its count moves. Optional: absent
+   * from an executor that sends none.
+   */
+  readonly data_versions?: Readonly<Record<string, number>>;
 }
 
 export interface HeartbeatReply {
