@@ -1,27 +1,16 @@
 import * as grpc from '@grpc/grpc-js';
-import type { Engine } from '../engine/engine.js';
 import { QuarryError } from '../errors/quarry-error.js';
-import type { Hooks } from '../hooks/hooks.js';
-import type { PhaseMachine } from '../lifecycle/phase.js';
 import { formatAddress, parseListenAddress } from '../listeners/address.js';
 import { grpcTlsCredentials, type GrpcTlsCredentials } from '../listeners/grpc-tls-credentials.js';
 import type { TlsMaterial } from '../listeners/tls-material.js';
 import { TlsService } from '../listeners/tls-service.js';
-import type { Logger } from '../log.js';
-import type { Manifest } from '../manifest/types.js';
-import type { QueryPipeline } from '../pipeline/pipeline.js';
-import { createFlightService } from './flight-service.js';
+import { createFlightService, type FlightServiceOptions } from './flight-service.js';
 import type { FlightStats } from './flight-stats.js';
 
-export interface FlightListenerOptions {
+/** The public Flight listener: the service with the runtime's auth hooks (no peer authentication). */
+export interface FlightListenerOptions extends Omit<FlightServiceOptions, 'authenticate'> {
   /** `host:port`; port 0 picks a free port. */
   address: string;
-  hooks: Hooks;
-  pipeline: QueryPipeline;
-  engine: Engine;
-  manifest: Manifest;
-  log: Logger;
-  phase: PhaseMachine;
   /**
    * TLS: the runtime's TLS service (reloaded on SIGHUP, client certificates per
    * client_auth_mode), or fixed material; absent means plaintext gRPC.
