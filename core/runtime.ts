@@ -220,9 +220,13 @@ export class Runtime {
       await this.#listenFlight(flightModule);
       if (abandoned()) return;
       this.#phase.moveTo('running');
-      this.#loading = loaded.then(() => {
-        this.log.info(this.isReady() ? 'runtime ready' : 'datasets loaded; some failed, so the runtime is not ready (see GET /v1/datasets)');
-      });
+      this.#loading = loaded.then(
+        () => this.log.info(this.isReady() ? 'runtime ready' : 'datasets loaded; some failed, so the runtime is not ready (see GET /v1/datasets)'),
+        // A stop while loads were starting closes the engine under them: nothing to report then.
+        (error: unknown) => {
+          if (this.#phase.current === 'running') this.log.error('loading datasets failed', { error: toQuarryError(error).message });
+        },
+      );
     } catch (error) {
       // Stopped during start-up: what failed was cut short by the stop, which releases the rest.
       if (abandoned()) return;

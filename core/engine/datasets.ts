@@ -252,7 +252,7 @@ export class DatasetRegistry {
     } catch (error) {
       if (this.#closed) return;
       this.#fail(entry, error);
-      const retryAt = this.#schemas.retryLater(name, () => void this.#whenAnswered(entry, run, onRegistered));
+      const retryAt = this.#schemas.retryLater(name, error, () => void this.#whenAnswered(entry, run, onRegistered));
       if (retryAt) entry.error = `${entry.error} (asked again at ${retryAt})`;
       return;
     }
@@ -406,6 +406,7 @@ export class DatasetRegistry {
     const pending = [...this.#entries.values()].filter(
       (entry) => entry.late === undefined && entry.accelerationTable && (entry.state === 'initializing' || (entry.servedFromFile && entry.config.acceleration?.refresh_on_startup === 'always')),
     );
+    if (pending.length === 0) return;
     const limit = parallelism ?? pending.length;
     let next = 0;
     const worker = async () => {

@@ -5,6 +5,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Schema } from 'apache-arrow';
 import { QuarryError, toQuarryError } from '../../errors/quarry-error.js';
 import type { Logger } from '../../log.js';
+import { formatDuration } from '../../units.js';
 import type { DatasetConfig } from '../../manifest/types.js';
 import type { DatasetSource, EngineSource, FetchSource, ScanFilter } from '../sources/connector.js';
 import { quoteIdentifier, quoteLiteral } from '../sql-text.js';
@@ -15,7 +16,7 @@ import { scanIntoTable } from './scan-into-table.js';
 type RunStatement = (sql: string) => Promise<void>;
 
 /** How long a source may take to answer its schema (one attempt; see DatasetRegistry for retries). */
-export const SCHEMA_TIMEOUT_MS = 60_000;
+const SCHEMA_TIMEOUT_MS = 60_000;
 /** How long one live scan or mirror update may take. */
 const SCAN_TIMEOUT_MS = 10 * 60_000;
 /** The in-memory database holding accelerated fetch datasets' staging tables. */
@@ -61,6 +62,8 @@ interface LiveMirror {
  * synchronously on the JS thread and could not await the network.)
  */
 export class FetchDatasets {
+  /** How long one request for a source's columns may take (default SCHEMA_TIMEOUT_MS). */
+  readonly schemaTimeoutMs: number;
   readonly #connect: () => Promise<DuckDBConnection>;
   readonly #log: Logger;
   readonly #live = new Map<string, LiveFetch>();
@@ -72,9 +75,10 @@ export class FetchDatasets {
   readonly #closing = new AbortController();
   #stubDirectory: string | undefined;
 
-  constructor(options: { connect: () => Promise<DuckDBConnection>; log: Logger }) {
+  constructor(options: { connect: () => Promise<DuckDBConnection>; log: Logger; schemaTimeoutMs?: number }) {
     this.#connect = options.connect;
     this.#log = options.log;
+    this.schemaTimeoutMs = options.schemaTimeoutMs ?? SCHEMA_TIMEOUT_MS;
   }
 
   /**
@@ -115,10 +119,16 @@ export class FetchDatasets {
    */
   async askSchema(config: DatasetConfig, source: FetchSource): Promise<Schema> {
     this.#sources.add(source);
+    const timeout = AbortSignal.timeout(this.schemaTimeoutMs);
+    const signal = AbortSignal.any([timeout, this.#closing.signal]);
     try {
-      return await source.schema(AbortSignal.any([AbortSignal.timeout(SCHEMA_TIMEOUT_MS), this.#closing.signal]));
+      // Raced with the signal: a source that does not honour it still cannot hold the dataset.
+      return await Promise.race([source.schema(signal), aborted(signal)]);
     } catch (error) {
       if (this.#closing.signal.aborted) throw new QuarryError('RUNTIME_SHUTTING_DOWN', `dataset ${config.name}: the runtime stopped while its source (${config.from}) was asked for its columns`, { cause: error });
+      if (timeout.aborted) {
+        throw new QuarryError('DATASET_LOAD_FAILED', `dataset ${config.name}: its source (${config.from}) did not give its columns within ${formatDuration(this.schemaTimeoutMs)}: ${toQuarryError(error).message}`, { cause: error, details: { timed_out: true } });
+      }
       throw new QuarryError('DATASET_LOAD_FAILED', `dataset ${config.name}: could not read its columns from ${config.from}: ${toQuarryError(error).message}`, { cause: error });
     }
   }
@@ -353,6 +363,14 @@ export class FetchDatasets {
     }
     if (this.#stubDirectory) rmSync(this.#stubDirectory, { recursive: true, force: true });
   }
+}
+
+/** Rejects with the signal's reason once it aborts. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason as Error);
+    else signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+  });
 }
 
 function stubViewStatement(live: LiveFetch): string {

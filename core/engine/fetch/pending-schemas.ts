@@ -5,9 +5,13 @@ import type { DatasetConfig } from '../../manifest/types.js';
 import { formatDuration } from '../../units.js';
 import { fibonacciDelay } from '../acceleration/refresh-scheduler.js';
 import type { FetchSource } from '../sources/connector.js';
-import { SCHEMA_TIMEOUT_MS, type FetchDatasets } from './fetch-datasets.js';
+import type { FetchDatasets } from './fetch-datasets.js';
 
-/** Backoff between attempts after a source failed to give its columns: 1 s, 1 s, 2 s, 3 s, ... at most 5 min. */
+/**
+ * Backoff after a source failed to give its columns: 1 s, 1 s, 2 s, 3 s, ... at most 5 min. An
+ * attempt that timed out (the source was waited on for its whole timeout, e.g. a scheduler
+ * with no executor yet) is followed by the next at once: that asks at most once a minute.
+ */
 const RETRY_BASE_MS = 1_000;
 const RETRY_CAP_MS = 5 * 60_000;
 
@@ -17,6 +21,8 @@ interface PendingSchema {
   readonly source: FetchSource;
   /** 1 for the request made at start-up, then one more per retry. */
   attempt: number;
+  /** Attempts in a row that failed before their timeout (the backoff grows with them). */
+  failures: number;
   /** When the current attempt began (performance.now()). */
   since: number;
   /** The current attempt's answer; undefined between a failure and the retry. */
@@ -29,7 +35,7 @@ interface PendingSchema {
 /**
  * The columns of fetch datasets that did not answer in time for start-up: the datasets are
  * registered when they come (core/engine/datasets.ts). Every source is asked at once (one slow
- * source holds up no other), each attempt for at most SCHEMA_TIMEOUT_MS; a failed attempt is
+ * source holds up no other), each attempt for at most FetchDatasets.schemaTimeoutMs (60 s); a failed attempt is
  * retried with backoff while the runtime runs, so a source that comes up later (a database
  * started after Quarry, a cluster executor joining its scheduler) is served without a restart.
  */
@@ -46,7 +52,7 @@ export class PendingSchemas {
 
   /** Asks the source for the dataset's columns now (the first attempt). */
   ask(config: DatasetConfig, source: FetchSource): void {
-    const pending: PendingSchema = { config, source, attempt: 1, since: performance.now(), answer: undefined, retryAt: undefined, timer: undefined };
+    const pending: PendingSchema = { config, source, attempt: 1, failures: 0, since: performance.now(), answer: undefined, retryAt: undefined, timer: undefined };
     this.#pending.set(config.name.toLowerCase(), pending);
     this.#attempt(pending);
   }
@@ -85,12 +91,6 @@ export class PendingSchemas {
     return this.#pending.has(name.toLowerCase());
   }
 
-  /** Whether an attempt is running now (not failed and waiting for its retry). */
-  asking(name: string): boolean {
-    const pending = this.#pending.get(name.toLowerCase());
-    return pending !== undefined && pending.answer !== undefined;
-  }
-
   /** The source answered and the dataset is registered (or failed for another reason): nothing more to ask. */
   forget(name: string): void {
     const pending = this.#pending.get(name.toLowerCase());
@@ -99,13 +99,16 @@ export class PendingSchemas {
   }
 
   /**
-   * After a failed attempt: asks again after a backoff, then calls `onAttempt` (which awaits
-   * `answer`). Returns when the next attempt starts, for the dataset's status.
+   * After a failed attempt (`error`): asks again after a backoff (at once after a timeout), then
+   * calls `onAttempt` (which awaits `answer`). Returns when the next attempt starts, for the
+   * dataset's status.
    */
-  retryLater(name: string, onAttempt: () => void): string | undefined {
+  retryLater(name: string, error: unknown, onAttempt: () => void): string | undefined {
     const pending = this.#pending.get(name.toLowerCase());
     if (!pending || this.#closed) return undefined;
-    const delay = fibonacciDelay(pending.attempt, RETRY_BASE_MS, RETRY_CAP_MS);
+    const timedOut = error instanceof QuarryError && error.details?.['timed_out'] === true;
+    if (!timedOut) pending.failures += 1;
+    const delay = timedOut ? 0 : fibonacciDelay(pending.failures, RETRY_BASE_MS, RETRY_CAP_MS);
     pending.answer = undefined;
     pending.retryAt = new Date(Date.now() + delay).toISOString();
     pending.timer = setTimeout(() => {
@@ -134,7 +137,7 @@ export class PendingSchemas {
     if (pending.answer === undefined) return `the next attempt to read its columns from ${pending.config.from}, at ${pending.retryAt}`;
     const asked = formatDuration(Math.round((performance.now() - pending.since) / 1000) * 1000);
     const reason = pending.source.schemaWait?.();
-    return `its source (${pending.config.from}) to give its columns${reason ? `: ${reason}` : ''} (asked ${asked} ago${pending.attempt > 1 ? `, attempt ${pending.attempt}` : ''}; an attempt waits up to ${formatDuration(SCHEMA_TIMEOUT_MS)})`;
+    return `its source (${pending.config.from}) to give its columns${reason ? `: ${reason}` : ''} (asked ${asked} ago${pending.attempt > 1 ? `, attempt ${pending.attempt}` : ''}; an attempt waits up to ${formatDuration(this.#fetch.schemaTimeoutMs)})`;
   }
 
   /** The error of a query naming a dataset whose columns are still awaited (503: try again later). */
