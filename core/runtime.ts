@@ -341,6 +341,8 @@ export class Runtime {
       if ((this.#phase.current as Phase) === 'stopped') return;
     }
     if (this.#phase.current !== 'failed') this.#phase.moveTo('draining');
+    // Sources still asked for their columns stop being asked now, before plugins stop what they use.
+    this.#engine?.stopRegistering();
     const timeoutMs = this.#manifest.runtime.shutdown_timeout;
     const deadline = Date.now() + timeoutMs;
     const controller = new AbortController();

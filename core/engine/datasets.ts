@@ -565,10 +565,16 @@ export class DatasetRegistry {
     report(undefined);
   }
 
-  /** At shutdown: every dataset reports shutting down, and registrations still waiting for their sources stop. */
-  markShuttingDown(): void {
+  /** When shutdown begins: datasets still waiting for their sources' columns stop waiting (requests aborted, no retries). */
+  stopRegistering(): void {
     this.#closed = true;
     this.#schemas.close();
+    this.#fetch.abortSchemaRequests();
+  }
+
+  /** At shutdown: every dataset reports shutting down. */
+  markShuttingDown(): void {
+    this.stopRegistering();
     for (const entry of this.#entries.values()) entry.state = 'shutting_down';
   }
 

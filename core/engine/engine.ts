@@ -187,6 +187,11 @@ export class Engine implements EngineApi {
     if (scheduled) this.#scheduler.start(scheduled.schedule, { failedFirst: scheduled.failedFirst });
   }
 
+  /** When shutdown begins: datasets still waiting for their sources' columns stop waiting (before plugins stop what the sources use). */
+  stopRegistering(): void {
+    this.#registry.stopRegistering();
+  }
+
   /** Whether a dataset still waits for its source's first answer to be registered. */
   registrationPending(): boolean {
     return this.#registry.registrationPending();

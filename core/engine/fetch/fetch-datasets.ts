@@ -127,7 +127,9 @@ export class FetchDatasets {
     } catch (error) {
       if (this.#closing.signal.aborted) throw new QuarryError('RUNTIME_SHUTTING_DOWN', `dataset ${config.name}: the runtime stopped while its source (${config.from}) was asked for its columns`, { cause: error });
       if (timeout.aborted) {
-        throw new QuarryError('DATASET_LOAD_FAILED', `dataset ${config.name}: its source (${config.from}) did not give its columns within ${formatDuration(this.schemaTimeoutMs)}: ${toQuarryError(error).message}`, { cause: error, details: { timed_out: true } });
+        // The abort's own words ("aborted due to timeout") say nothing: the source's account of its wait does.
+        const reason = source.schemaWait?.() ?? 'no answer';
+        throw new QuarryError('DATASET_LOAD_FAILED', `dataset ${config.name}: its source (${config.from}) did not give its columns within ${formatDuration(this.schemaTimeoutMs)} (${reason})`, { cause: error, details: { timed_out: true } });
       }
       throw new QuarryError('DATASET_LOAD_FAILED', `dataset ${config.name}: could not read its columns from ${config.from}: ${toQuarryError(error).message}`, { cause: error });
     }
@@ -351,6 +353,11 @@ export class FetchDatasets {
     } catch (error) {
       throw new QuarryError('DATASET_SOURCE_FAILED', `dataset ${mirror.config.name} is read live from ${mirror.config.from}, and updating its local copy failed: ${toQuarryError(error).message}`, { cause: error });
     }
+  }
+
+  /** Aborts every request for a source's columns still waiting (shutdown begins). */
+  abortSchemaRequests(): void {
+    this.#closing.abort();
   }
 
   /** At shutdown: releases the sources (clients, WASM databases) and removes the stubs. */
