@@ -336,7 +336,12 @@ export class Runtime {
       // Start-up ends at its next step (its waits for sources end now); then what it started is released here.
       this.log.info('stop requested during start-up: start-up ends at its next step');
       this.#startAbort.abort();
-      await this.#starting?.catch(() => undefined);
+      // Bounded: a start-up step that ignores the stop (a plugin's startup tap) is not waited for
+      // past shutdown_timeout; start-up then returns at its next step, after the release below.
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#manifest.runtime.shutdown_timeout)));
+      await Promise.race([this.#starting?.catch(() => undefined), bound]);
+      clearTimeout(timer);
       // Start-up failed (and released) meanwhile: nothing is left to stop.
       if ((this.#phase.current as Phase) === 'stopped') return;
     }
