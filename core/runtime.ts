@@ -81,7 +81,10 @@ export class Runtime {
   readonly #tls: TlsService | undefined;
   #registered = false;
   #loading: Promise<void> | undefined;
+  #starting: Promise<void> | undefined;
   #stopping: Promise<void> | undefined;
+  /** Aborted by a stop during start-up: start-up ends at its next step, and its waits (mirrors, sources' columns) end. */
+  readonly #startAbort = new AbortController();
 
   constructor(options: RuntimeOptions) {
     this.#options = options;
@@ -139,15 +142,18 @@ export class Runtime {
     return this.#tls?.reload();
   }
 
-  /** Resolves when every accelerated dataset has loaded (or failed). */
+  /** Resolves when every accelerated dataset has loaded (or failed), and every dataset registered after start-up has registered (or failed once). */
   whenLoaded(): Promise<void> {
     return this.#loading ?? Promise.resolve();
   }
 
-  /** Ready per runtime.ready_state: registered (`on_registration`) or every dataset loaded (`on_load`). */
+  /**
+   * Ready per runtime.ready_state: every dataset registered (`on_registration`; one still
+   * waiting for its source's columns is not) or every dataset loaded (`on_load`).
+   */
   isReady(): boolean {
     if (this.#phase.current !== 'running' || !this.#registered) return false;
-    if (this.#manifest.runtime.ready_state === 'on_registration') return true;
+    if (this.#manifest.runtime.ready_state === 'on_registration') return !this.engine.registrationPending();
     return this.engine.datasets().every((dataset) => dataset.state === 'ready' || dataset.state === 'refreshing');
   }
 
@@ -163,8 +169,19 @@ export class Runtime {
     return listeners;
   }
 
-  async start(): Promise<void> {
+  /**
+   * Applies plugins, starts the engine, registers datasets and binds the listeners. A `stop()`
+   * meanwhile ends start-up at its next step (this then resolves; `stop()` releases what was started).
+   */
+  start(): Promise<void> {
+    const starting = this.#start();
+    this.#starting ??= starting;
+    return starting;
+  }
+
+  async #start(): Promise<void> {
     this.#phase.moveTo('starting');
+    const abandoned = () => this.#startAbort.signal.aborted;
     // The Flight server's modules (grpc-js, the protobuf descriptors, the handlers: a quarter
     // of start-up's module loading) are imported here, not with this module, so they load
     // while plugins apply, the engine starts and datasets register.
@@ -173,6 +190,7 @@ export class Runtime {
     try {
       await this.#applyPlugins();
       this.#manifest = deepFreeze(await this.hooks.config.promise(this.#manifest));
+      if (abandoned()) return;
       this.#engine = await Engine.create({
         manifest: this.#manifest,
         source: this.source,
@@ -185,20 +203,33 @@ export class Runtime {
       });
       this.#pipeline = new QueryPipeline({ hooks: this.hooks, engine: this.#engine, phase: this.#phase, log: this.log.child('query') });
       this.hooks.shutdown.stop.tapPromise({ name: 'core:engine', stage: STAGE.STOP_ENGINE }, async () => this.#engine?.close());
+      if (abandoned()) return;
       await this.hooks.startup.promise();
-      await this.#engine.registerDatasets();
+      if (abandoned()) return;
+      // Sources slow to give their columns do not hold the listeners back: those datasets
+      // register in the background (core/engine/datasets.ts).
+      await this.#engine.registerDatasets(this.#startAbort.signal);
+      if (abandoned()) return;
       this.#registered = true;
       // Accelerated datasets load (on DuckDB's threads) while the listeners bind and the Flight
       // modules finish loading (on this one): start-up overlaps the two instead of adding them.
       const loaded = this.#engine.loadDatasets();
       loaded.catch(() => undefined); // awaited below once the listeners are up
       await this.#listenHttp();
+      if (abandoned()) return;
       await this.#listenFlight(flightModule);
+      if (abandoned()) return;
       this.#phase.moveTo('running');
-      this.#loading = loaded.then(() => {
-        this.log.info(this.isReady() ? 'runtime ready' : 'datasets loaded; some failed, so the runtime is not ready (see GET /v1/datasets)');
-      });
+      this.#loading = loaded.then(
+        () => this.log.info(this.isReady() ? 'runtime ready' : 'datasets loaded; some failed, so the runtime is not ready (see GET /v1/datasets)'),
+        // A stop while loads were starting closes the engine under them: nothing to report then.
+        (error: unknown) => {
+          if (this.#phase.current === 'running') this.log.error('loading datasets failed', { error: toQuarryError(error).message });
+        },
+      );
     } catch (error) {
+      // Stopped during start-up: what failed was cut short by the stop, which releases the rest.
+      if (abandoned()) return;
       this.#phase.moveTo('failed');
       await this.#release();
       throw toQuarryError(error);
@@ -301,7 +332,22 @@ export class Runtime {
       this.#phase.moveTo('stopped');
       return;
     }
+    if (this.#phase.current === 'starting') {
+      // Start-up ends at its next step (its waits for sources end now); then what it started is released here.
+      this.log.info('stop requested during start-up: start-up ends at its next step');
+      this.#startAbort.abort();
+      // Bounded: a start-up step that ignores the stop (a plugin's startup tap) is not waited for
+      // past shutdown_timeout; start-up then returns at its next step, after the release below.
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#manifest.runtime.shutdown_timeout)));
+      await Promise.race([this.#starting?.catch(() => undefined), bound]);
+      clearTimeout(timer);
+      // Start-up failed (and released) meanwhile: nothing is left to stop.
+      if ((this.#phase.current as Phase) === 'stopped') return;
+    }
     if (this.#phase.current !== 'failed') this.#phase.moveTo('draining');
+    // Sources still asked for their columns stop being asked now, before plugins stop what they use.
+    this.#engine?.stopRegistering();
     const timeoutMs = this.#manifest.runtime.shutdown_timeout;
     const deadline = Date.now() + timeoutMs;
     const controller = new AbortController();

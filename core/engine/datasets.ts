@@ -6,8 +6,11 @@ import type { Logger } from '../log.js';
 import type { DatasetConfig } from '../manifest/types.js';
 import type { DatasetState, DatasetStatus } from './engine-api.js';
 import type { DatasetLoadEvent } from '../pipeline/types.js';
-import type { DatasetSource, EngineSource } from './sources/connector.js';
+import type { DatasetSource, EngineSource, FetchSource } from './sources/connector.js';
+import type { Schema } from 'apache-arrow';
 import { FetchDatasets } from './fetch/fetch-datasets.js';
+import { PendingSchemas } from './fetch/pending-schemas.js';
+import { LoadSlots } from './load-slots.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
 import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
 import { refreshPlan, type RefreshOverrides, type RefreshPlan } from './acceleration/refresh-options.js';
@@ -28,6 +31,13 @@ interface DatasetEntry {
   viewReadsTable: boolean;
   /** File mode: the acceleration file already held the table at start-up, and it is served. */
   servedFromFile: boolean;
+  /** Its view exists: queries may name it. */
+  registered: boolean;
+  /**
+   * A fetch dataset whose columns did not come within start-up's grace: registered when they
+   * do, then loaded and scheduled on its own (not by the start-up loads).
+   */
+  late: { source: FetchSource; attachedTable: TableRef | undefined } | undefined;
 }
 
 /** How long a connector may take to bring its local mirror up to date before a load. */
@@ -62,6 +72,12 @@ export class DatasetRegistry {
   readonly #connectors: ConnectorRegistry;
   readonly #fetch: FetchDatasets;
   readonly #loadParallelism: number | undefined;
+  readonly #loadSlots: LoadSlots;
+  readonly #schemas: PendingSchemas;
+  /** Registrations after start-up run one at a time on the registering connection. */
+  #lateChain: Promise<unknown> = Promise.resolve();
+  #usesFetch = false;
+  #closed = false;
 
   constructor(
     datasets: readonly DatasetConfig[],
@@ -80,9 +96,11 @@ export class DatasetRegistry {
     this.#baseDirectory = options.baseDirectory;
     this.#connectors = options.connectors;
     this.#loadParallelism = options.loadParallelism;
+    this.#loadSlots = new LoadSlots(options.loadParallelism);
     // Without the engine's fetch wiring (unit tests of file datasets), fetch sources cannot load.
     this.#fetch = options.fetch ?? new FetchDatasets({ connect: () => Promise.reject(new Error('no engine connection for fetched datasets')), log: options.log });
     this.#log = options.log;
+    this.#schemas = new PendingSchemas({ fetch: this.#fetch, log: options.log });
     this.#onLoaded = options.onLoaded ?? (() => undefined);
     this.#onChanged = options.onChanged ?? (async () => undefined);
     for (const config of datasets) {
@@ -96,6 +114,8 @@ export class DatasetRegistry {
         refreshing: undefined,
         viewReadsTable: false,
         servedFromFile: false,
+        registered: false,
+        late: undefined,
       });
     }
   }
@@ -105,12 +125,16 @@ export class DatasetRegistry {
   }
 
   statuses(): DatasetStatus[] {
-    return [...this.#entries.values()].map(toStatus);
+    return [...this.#entries.values()].map((entry) => this.#status(entry));
   }
 
   status(name: string): DatasetStatus | undefined {
     const entry = this.#entries.get(name.toLowerCase());
-    return entry && toStatus(entry);
+    return entry && this.#status(entry);
+  }
+
+  #status(entry: DatasetEntry): DatasetStatus {
+    return toStatus(entry, entry.registered || this.#closed ? undefined : this.#schemas.describe(entry.config.name));
   }
 
   /** Paths and directories the engine must keep readable after lockdown. */
@@ -122,14 +146,19 @@ export class DatasetRegistry {
       paths.push(...entry.source.allowedPaths);
       directories.push(...entry.source.allowedDirectories);
     }
+    // Live stubs of fetch datasets registered after lockdown are written and read there.
+    if (this.#usesFetch) directories.push(`${this.#fetch.stubDirectory()}${path.sep}`);
     return { paths, directories };
   }
 
   /**
    * Creates the views (and attaches file-mode acceleration databases). Runs before lockdown,
    * on one connection. A dataset that cannot be registered is put in error and the rest go on.
+   * Fetch sources are all asked their columns at once; one that has not answered within
+   * `graceMs` (default: no limit) is left to `registerLate`, so a slow or unreachable source
+   * does not keep the runtime from listening. `signal` (stop during start-up) ends the waits.
    */
-  async register(run: RunStatement): Promise<void> {
+  async register(run: RunStatement, options: { graceMs?: number; signal?: AbortSignal } = {}): Promise<void> {
     const resolved = new Map<DatasetEntry, { source: DatasetSource; synchronised: boolean } | { error: unknown }>();
     for (const entry of this.#entries.values()) {
       try {
@@ -138,28 +167,138 @@ export class DatasetRegistry {
         resolved.set(entry, { error });
       }
     }
-    await this.#synchroniseMirrors(resolved);
+    for (const [entry, outcome] of resolved) {
+      if (!('source' in outcome) || outcome.source.kind !== 'fetch') continue;
+      this.#usesFetch = true;
+      this.#schemas.ask(entry.config, outcome.source);
+    }
+    await this.#synchroniseMirrors(resolved, options.signal);
+    const deadline = performance.now() + (options.graceMs ?? Number.POSITIVE_INFINITY);
     for (const entry of this.#entries.values()) {
+      if (options.signal?.aborted) return;
       try {
         const outcome = resolved.get(entry)!;
         if ('error' in outcome) throw outcome.error;
-        entry.source = await this.#fetch.engineSource(entry.config, outcome.source, run, outcome.synchronised);
-        for (const statement of entry.source.setupStatements ?? []) await run(statement);
         await ensureSchema(run, entry.config.name);
-        await run(`CREATE OR REPLACE VIEW ${quoteQualifiedName(entry.config.name)} AS SELECT * FROM ${entry.source.tableExpression}`);
-        if (isAccelerated(entry.config)) {
-          entry.accelerationTable = await this.#accelerationTable(run, entry.config);
-          if (entry.config.acceleration?.mode === 'file') await this.#serveExistingFile(entry, run);
-          this.#warnIfRefreshDropsWrites(entry.config);
+        if (outcome.source.kind === 'fetch') {
+          const schema = await this.#schemas.answerWithin(entry.config.name, deadline, options.signal);
+          if (schema === 'failed' || schema === 'waiting') {
+            await this.#deferRegistration(entry, outcome.source, run, schema === 'waiting');
+            continue;
+          }
+          this.#schemas.forget(entry.config.name);
+          entry.source = await this.#fetch.fetchedSource(entry.config, outcome.source, schema, run);
         } else {
-          entry.state = 'ready';
-          entry.loadedAt = new Date().toISOString();
-          this.#log.info('dataset registered', { dataset: entry.config.name, from: entry.config.from, accelerated: false });
+          entry.source = await this.#fetch.engineSource(entry.config, outcome.source, outcome.synchronised);
         }
+        await this.#createView(entry, run);
       } catch (error) {
+        this.#schemas.forget(entry.config.name);
         this.#fail(entry, error);
       }
     }
+  }
+
+  /**
+   * A fetch dataset whose columns are still awaited: what needs the engine unlocked is done
+   * now (attaching a file-mode acceleration database needs file access); the rest when they come.
+   */
+  async #deferRegistration(entry: DatasetEntry, source: FetchSource, run: RunStatement, waiting: boolean): Promise<void> {
+    const attachedTable = isAccelerated(entry.config) && entry.config.acceleration?.mode === 'file' ? await this.#accelerationTable(run, entry.config) : undefined;
+    entry.late = { source, attachedTable };
+    // (A failed attempt is reported, and retried, by registerLate.)
+    if (waiting) this.#log.info('dataset waits for its source\'s columns; it is registered when they come', { dataset: entry.config.name, from: entry.config.from, waiting_for: this.#schemas.describe(entry.config.name) });
+  }
+
+  /**
+   * The view over the source (and, accelerated, the table its rows will be loaded into).
+   * The dataset is registered from here on: queries may name it.
+   */
+  async #createView(entry: DatasetEntry, run: RunStatement): Promise<void> {
+    const source = entry.source!;
+    for (const statement of source.setupStatements ?? []) await run(statement);
+    await run(`CREATE OR REPLACE VIEW ${quoteQualifiedName(entry.config.name)} AS SELECT * FROM ${source.tableExpression}`);
+    entry.registered = true;
+    if (isAccelerated(entry.config)) {
+      entry.accelerationTable = entry.late?.attachedTable ?? (await this.#accelerationTable(run, entry.config));
+      if (entry.config.acceleration?.mode === 'file') await this.#serveExistingFile(entry, run);
+      this.#warnIfRefreshDropsWrites(entry.config);
+    } else {
+      entry.state = 'ready';
+      entry.loadedAt = new Date().toISOString();
+      this.#log.info('dataset registered', { dataset: entry.config.name, from: entry.config.from, accelerated: false, ...(entry.late ? { after_start_up: true } : {}) });
+    }
+  }
+
+  /**
+   * After lockdown: registers each dataset left waiting by `register` once its source gives its
+   * columns, then calls `onRegistered` (the engine loads it, if accelerated, and starts its
+   * refreshes), as if it had been there at start-up. A failed attempt puts the dataset in
+   * error and is retried with backoff. Resolves once each has registered (and loaded) or failed
+   * once; retries go on after.
+   */
+  registerLate(run: RunStatement, onRegistered: (name: string) => Promise<void>): Promise<void> {
+    const late = [...this.#entries.values()].filter((entry) => entry.late !== undefined && entry.state !== 'error');
+    return Promise.all(late.map((entry) => this.#whenAnswered(entry, run, onRegistered))).then(() => undefined);
+  }
+
+  async #whenAnswered(entry: DatasetEntry, run: RunStatement, onRegistered: (name: string) => Promise<void>): Promise<void> {
+    const name = entry.config.name;
+    const answer = this.#schemas.answer(name);
+    if (!answer || this.#closed) return;
+    let schema: Schema;
+    try {
+      schema = await answer;
+    } catch (error) {
+      if (this.#closed) return;
+      this.#fail(entry, error);
+      const retryAt = this.#schemas.retryLater(name, error, () => void this.#whenAnswered(entry, run, onRegistered));
+      if (retryAt) entry.error = `${entry.error} (asked again at ${retryAt})`;
+      return;
+    }
+    if (this.#closed) return;
+    const registration = this.#lateChain.then(async () => {
+      try {
+        this.#schemas.forget(name);
+        entry.state = 'initializing';
+        entry.error = undefined;
+        entry.source = await this.#fetch.fetchedSource(entry.config, entry.late!.source, schema, run);
+        await this.#createView(entry, run);
+        return true;
+      } catch (error) {
+        if (!this.#closed) this.#fail(entry, error);
+        return false;
+      }
+    });
+    this.#lateChain = registration;
+    if (!(await registration) || this.#closed) return;
+    await onRegistered(name).catch((error: unknown) => this.#log.error('a dataset registered after start-up could not be loaded', { dataset: name, error: toQuarryError(error).message }));
+  }
+
+  /** Whether a dataset is still waiting for its source's first answer (runtime.ready_state `on_registration` waits for it). */
+  registrationPending(): boolean {
+    for (const entry of this.#entries.values()) if (entry.late && !entry.registered && entry.state !== 'error') return true;
+    return false;
+  }
+
+  /**
+   * Why a dataset a query names has no view in the engine (DuckDB then says no such table):
+   * it still waits for its source's columns (DATASET_NOT_READY, 503), or it failed to register
+   * (DATASET_LOAD_FAILED). Undefined when `table` names no such dataset.
+   */
+  unavailable(table: string): QuarryError | undefined {
+    if (this.#closed) return undefined;
+    const wanted = table.replace(/^"|"$/g, '').toLowerCase();
+    const entry = [...this.#entries.values()].find((candidate) => {
+      const name = candidate.config.name.toLowerCase();
+      return !candidate.registered && (name === wanted || name.split('.').at(-1) === wanted);
+    });
+    if (!entry) return undefined;
+    if (entry.late && entry.state === 'initializing' && !this.#schemas.has(entry.config.name)) {
+      return new QuarryError('DATASET_NOT_READY', `dataset "${entry.config.name}" is not ready: its source just gave its columns and it is being registered; try again in a moment`, { details: { dataset: entry.config.name } });
+    }
+    return this.#schemas.notReady(entry.config.name, entry.error)
+      ?? new QuarryError('DATASET_LOAD_FAILED', `dataset "${entry.config.name}" could not be registered: ${entry.error ?? 'see the log'}`, { details: { dataset: entry.config.name } });
   }
 
   /**
@@ -167,14 +306,14 @@ export class DatasetRegistry {
    * views are made, several at once (runtime.dataset_load_parallelism): one slow upstream
    * must not hold up the others, and per-origin rate control sees the real concurrency.
    */
-  async #synchroniseMirrors(resolved: Map<DatasetEntry, { source: DatasetSource; synchronised: boolean } | { error: unknown }>): Promise<void> {
+  async #synchroniseMirrors(resolved: Map<DatasetEntry, { source: DatasetSource; synchronised: boolean } | { error: unknown }>, signal: AbortSignal | undefined): Promise<void> {
     const pending = [...resolved].filter(([, outcome]) => 'source' in outcome && outcome.source.kind === 'engine' && outcome.source.synchronise);
     let next = 0;
     const worker = async () => {
       while (next < pending.length) {
         const [entry, outcome] = pending[next++]! as [DatasetEntry, { source: EngineSource; synchronised: boolean }];
         try {
-          await outcome.source.synchronise!(AbortSignal.timeout(LOAD_TIMEOUT_MS));
+          await outcome.source.synchronise!(signal ? AbortSignal.any([AbortSignal.timeout(LOAD_TIMEOUT_MS), signal]) : AbortSignal.timeout(LOAD_TIMEOUT_MS));
           outcome.synchronised = true;
         } catch (error) {
           resolved.set(entry, { error });
@@ -254,29 +393,20 @@ export class DatasetRegistry {
     return { table: entry.config.acceleration?.mode === 'file' ? entry.accelerationTable.sql : quoteQualifiedName(entry.config.name), conflictClause };
   }
 
-  /** Each accelerated dataset's refresh schedule, and whether its first load failed (retry at once). */
+  /** Each accelerated dataset's refresh schedule, and whether its first load failed (retry at once); datasets registered later are not listed (see `loadLate`). */
   schedules(): Array<{ schedule: RefreshSchedule; failedFirst: boolean }> {
-    return [...this.#entries.values()]
-      .filter((entry) => entry.accelerationTable !== undefined)
-      .map((entry) => ({
-        schedule: {
-          dataset: entry.config.name,
-          intervalMs: entry.config.acceleration?.refresh_check_interval,
-          retryEnabled: entry.config.acceleration?.refresh_retry_enabled ?? true,
-          maxAttempts: entry.config.acceleration?.refresh_retry_max_attempts,
-        },
-        failedFirst: entry.state === 'error' || entry.error !== undefined,
-      }));
+    return [...this.#entries.values()].filter((entry) => entry.accelerationTable !== undefined && entry.late === undefined).map(scheduleOf);
   }
 
   /**
-   * Loads every accelerated dataset, at most `parallelism` at once. A file-mode dataset
-   * already served from its file is refreshed only with `refresh_on_startup: always`.
+   * Loads every accelerated dataset registered at start-up, at most `parallelism` at once. A
+   * file-mode dataset already served from its file is refreshed only with `refresh_on_startup: always`.
    */
   async loadAccelerated(connect: () => Promise<DuckDBConnection>, parallelism: number | undefined): Promise<void> {
     const pending = [...this.#entries.values()].filter(
-      (entry) => entry.accelerationTable && (entry.state === 'initializing' || (entry.servedFromFile && entry.config.acceleration?.refresh_on_startup === 'always')),
+      (entry) => entry.late === undefined && entry.accelerationTable && (entry.state === 'initializing' || (entry.servedFromFile && entry.config.acceleration?.refresh_on_startup === 'always')),
     );
+    if (pending.length === 0) return;
     const limit = parallelism ?? pending.length;
     let next = 0;
     const worker = async () => {
@@ -284,30 +414,54 @@ export class DatasetRegistry {
       try {
         while (next < pending.length) {
           const entry = pending[next++]!;
-          const run = (sql: string) => connection.run(sql).then(() => undefined);
-          if (entry.servedFromFile) {
-            await this.refresh(entry.config.name, run).then(() => this.#onChanged(entry.config.name), () => undefined);
-            continue;
-          }
-          let plan: RefreshPlan;
-          try {
-            plan = refreshPlan(entry.config);
-          } catch (error) {
-            this.#fail(entry, error);
-            continue;
-          }
-          entry.refreshing = this.#timed(entry, 'load', () => this.#load(entry, run, plan));
-          // Before its first load a dataset answers from its source; with refresh_sql the loaded rows differ, so cached answers go.
-          const changed = async () => (plan.refreshSql === undefined ? undefined : this.#onChanged(entry.config.name));
-          await entry.refreshing.then(changed, (error) => this.#fail(entry, error)).finally(() => {
-            entry.refreshing = undefined;
-          });
+          await this.#loadSlots.run(() => this.#loadFirst(entry, (sql: string) => connection.run(sql).then(() => undefined)));
         }
       } finally {
         connection.closeSync();
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, pending.length)) }, worker));
+  }
+
+  /**
+   * A dataset registered after start-up: loads it (when accelerated, within
+   * runtime.dataset_load_parallelism) and returns its refresh schedule; undefined when it is not accelerated.
+   */
+  async loadLate(name: string, connect: () => Promise<DuckDBConnection>): Promise<{ schedule: RefreshSchedule; failedFirst: boolean } | undefined> {
+    const entry = this.#entries.get(name.toLowerCase());
+    if (!entry?.accelerationTable || this.#closed) return undefined;
+    if (entry.state === 'initializing' || (entry.servedFromFile && entry.config.acceleration?.refresh_on_startup === 'always')) {
+      await this.#loadSlots.run(async () => {
+        const connection = await connect();
+        try {
+          await this.#loadFirst(entry, (sql: string) => connection.run(sql).then(() => undefined));
+        } finally {
+          connection.closeSync();
+        }
+      });
+    }
+    return this.#closed ? undefined : scheduleOf(entry);
+  }
+
+  /** A dataset's first load (or, served from its file, the refresh `refresh_on_startup: always` asks for); a failure puts it in error. */
+  async #loadFirst(entry: DatasetEntry, run: RunStatement): Promise<void> {
+    if (entry.servedFromFile) {
+      await this.refresh(entry.config.name, run).then(() => this.#onChanged(entry.config.name), () => undefined);
+      return;
+    }
+    let plan: RefreshPlan;
+    try {
+      plan = refreshPlan(entry.config);
+    } catch (error) {
+      this.#fail(entry, error);
+      return;
+    }
+    entry.refreshing = this.#timed(entry, 'load', () => this.#load(entry, run, plan));
+    // Before its first load a dataset answers from its source; with refresh_sql the loaded rows differ, so cached answers go.
+    const changed = async () => (plan.refreshSql === undefined ? undefined : this.#onChanged(entry.config.name));
+    await entry.refreshing.then(changed, (error) => this.#fail(entry, error)).finally(() => {
+      entry.refreshing = undefined;
+    });
   }
 
   async #load(entry: DatasetEntry, run: RunStatement, plan: RefreshPlan): Promise<void> {
@@ -365,6 +519,7 @@ export class DatasetRegistry {
   async refresh(name: string, run: RunStatement, overrides: RefreshOverrides = {}): Promise<DatasetStatus> {
     const entry = this.#entries.get(name.toLowerCase());
     if (!entry) throw new QuarryError('DATASET_NOT_FOUND', `dataset "${name}" does not exist (datasets: ${this.names().join(', ') || 'none'})`);
+    if (!entry.registered && isAccelerated(entry.config)) throw this.unavailable(entry.config.name) ?? new QuarryError('DATASET_NOT_READY', `dataset "${entry.config.name}" is not registered yet`);
     if (!entry.accelerationTable) {
       throw new QuarryError('DATASET_NOT_ACCELERATED', `dataset "${entry.config.name}" is not accelerated: it is read live from its source, so there is nothing to refresh`);
     }
@@ -384,7 +539,7 @@ export class DatasetRegistry {
     } finally {
       entry.refreshing = undefined;
     }
-    return toStatus(entry);
+    return this.#status(entry);
   }
 
   /** Runs one load or refresh and reports it (timing, error) to `onLoaded`. */
@@ -410,7 +565,16 @@ export class DatasetRegistry {
     report(undefined);
   }
 
+  /** When shutdown begins: datasets still waiting for their sources' columns stop waiting (requests aborted, no retries). */
+  stopRegistering(): void {
+    this.#closed = true;
+    this.#schemas.close();
+    this.#fetch.abortSchemaRequests();
+  }
+
+  /** At shutdown: every dataset reports shutting down. */
   markShuttingDown(): void {
+    this.stopRegistering();
     for (const entry of this.#entries.values()) entry.state = 'shutting_down';
   }
 
@@ -441,8 +605,21 @@ async function ensureSchema(run: RunStatement, name: string): Promise<void> {
   if (dot > 0) await run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(name.slice(0, dot))}`);
 }
 
-function toStatus(entry: DatasetEntry): DatasetStatus {
+function scheduleOf(entry: DatasetEntry): { schedule: RefreshSchedule; failedFirst: boolean } {
   return {
+    schedule: {
+      dataset: entry.config.name,
+      intervalMs: entry.config.acceleration?.refresh_check_interval,
+      retryEnabled: entry.config.acceleration?.refresh_retry_enabled ?? true,
+      maxAttempts: entry.config.acceleration?.refresh_retry_max_attempts,
+    },
+    failedFirst: entry.state === 'error' || entry.error !== undefined,
+  };
+}
+
+function toStatus(entry: DatasetEntry, waitingFor: string | undefined): DatasetStatus {
+  return {
+    waitingFor,
     name: entry.config.name,
     from: entry.config.from,
     description: entry.config.description,

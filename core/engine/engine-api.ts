@@ -31,6 +31,11 @@ export interface DatasetStatus {
   readonly acceleration: AccelerationConfig | undefined;
   /** When data was last loaded (accelerated) or registered (live), ISO-8601. */
   readonly loadedAt: string | undefined;
+  /**
+   * What the dataset waits for before it can be registered (its source's columns, or the next
+   * attempt to read them); undefined once it is registered.
+   */
+  readonly waitingFor: string | undefined;
 }
 
 /** The engine as plugins see it. */

@@ -17,13 +17,17 @@ export function functionErrorMessage(code: string, message: string): string {
  * Maps DuckDB's error text ("Parser Error: ...", "Catalog Error: ...") to stable codes.
  * The engine's message is kept: it names the line and the offending token.
  */
-export function engineError(error: unknown, context: { datasetNames?: () => string[] } = {}): QuarryError {
+export function engineError(error: unknown, context: { datasetNames?: () => string[]; unavailable?: (table: string) => QuarryError | undefined } = {}): QuarryError {
   if (error instanceof QuarryError) return error;
   // The node binding prefixes parse failures with its own words; the engine's text follows.
   const message = (error instanceof Error ? error.message : String(error)).replace(/^Failed to extract statements: /, '');
   const kind = /^([A-Za-z ]+?) Error:/.exec(message)?.[1] ?? '';
   const fromFunction = FUNCTION_ERROR.exec(message);
   if (fromFunction && isRegisteredErrorCode(fromFunction[1]!)) return new QuarryError(fromFunction[1]!, fromFunction[2]!.trim(), { cause: error });
+  // A dataset with no view yet (its source has not given its columns) is not ready, not unknown.
+  const missing = /^Catalog Error: Table with name (.+?) does not exist/.exec(message);
+  const unavailable = missing ? context.unavailable?.(missing[1]!) : undefined;
+  if (unavailable) return unavailable;
   const missingTable = /^Catalog Error: Table with name (.+?) does not exist!/.exec(message);
   if (missingTable) {
     const names = context.datasetNames?.() ?? [];

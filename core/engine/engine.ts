@@ -43,6 +43,14 @@ export interface PreparedQuery {
   close(): void;
 }
 
+/**
+ * How long start-up waits for fetch sources to give their columns before the listeners bind.
+ * A healthy source answers well within it (its datasets are there from the first request); a
+ * slow or unreachable one (a database that is down, a scheduler with no executor yet) is
+ * registered in the background when it answers (docs/engine.md, "Start-up").
+ */
+const SCHEMA_GRACE_MS = 1_000;
+
 /** Where the rows of a write to a dataset with a plugin write target are staged (a per-connection temp table). */
 const STAGED_WRITE = 'temp.main.quarry_routed_write';
 
@@ -72,6 +80,9 @@ export class Engine implements EngineApi {
   readonly #fetch: FetchDatasets;
   readonly #scheduler: RefreshScheduler;
   readonly #writeTargets = new Map<string, DatasetWriteTarget>();
+  /** Datasets registered after start-up: settles once each has registered (and loaded) or failed once. */
+  #late: Promise<void> = Promise.resolve();
+  readonly #mapError = (error: unknown) => engineError(error, { datasetNames: () => this.datasetNames(), unavailable: (table) => this.#registry.unavailable(table) });
 
   private constructor(instance: DuckDBInstance, admin: DuckDBConnection, options: EngineOptions) {
     this.#instance = instance;
@@ -143,19 +154,47 @@ export class Engine implements EngineApi {
     return new Engine(instance, admin, options);
   }
 
-  /** Registers every dataset (views, attached acceleration databases), then locks the engine down. */
-  async registerDatasets(): Promise<void> {
-    await this.#registry.register((sql) => this.#admin.run(sql).then(() => undefined));
+  /**
+   * Registers every dataset (views, attached acceleration databases), then locks the engine
+   * down. A fetch dataset whose source has not given its columns within SCHEMA_GRACE_MS is
+   * registered later, in the background (`loadDatasets` waits for it). `signal` (a stop during
+   * start-up) ends the waits; nothing more is registered then.
+   */
+  async registerDatasets(signal?: AbortSignal): Promise<void> {
+    const run = (sql: string) => this.#admin.run(sql).then(() => undefined);
+    await this.#registry.register(run, { graceMs: SCHEMA_GRACE_MS, ...(signal ? { signal } : {}) });
+    if (signal?.aborted) return;
+    // Everything registered later needs no setting changed: fetch datasets' stubs live in a
+    // directory allowed here, and their acceleration databases were attached above.
     await this.#lockdown();
+    this.#late = this.#registry.registerLate(run, (name) => this.#registeredLate(name));
   }
 
   /**
    * Loads accelerated datasets, bounded by `runtime.dataset_load_parallelism`, then starts
-   * their periodic refreshes (and retries of loads that failed).
+   * their periodic refreshes (and retries of loads that failed). Resolves once the datasets
+   * registered after start-up have registered (and loaded) or failed too.
    */
   async loadDatasets(): Promise<void> {
     await this.#registry.loadAccelerated(() => this.#instance.connect(), this.#options.manifest.runtime.dataset_load_parallelism);
     for (const { schedule, failedFirst } of this.#registry.schedules()) this.#scheduler.start(schedule, { failedFirst });
+    await this.#late;
+  }
+
+  /** A dataset registered after start-up is loaded and scheduled as it would have been then. */
+  async #registeredLate(name: string): Promise<void> {
+    const scheduled = await this.#registry.loadLate(name, () => this.#instance.connect());
+    if (scheduled) this.#scheduler.start(scheduled.schedule, { failedFirst: scheduled.failedFirst });
+  }
+
+  /** When shutdown begins: datasets still waiting for their sources' columns stop waiting (before plugins stop what the sources use). */
+  stopRegistering(): void {
+    this.#registry.stopRegistering();
+  }
+
+  /** Whether a dataset still waits for its source's first answer to be registered. */
+  registrationPending(): boolean {
+    return this.#registry.registrationPending();
   }
 
   async #lockdown(): Promise<void> {
@@ -207,6 +246,8 @@ export class Engine implements EngineApi {
   /** Appends Arrow batches to a writable accelerated dataset (Flight ingest), then fires invalidation. */
   async append(name: string, schema: Schema, batches: AsyncIterable<RecordBatch>, options: { principal: Principal; signal: AbortSignal }): Promise<{ rows: number }> {
     if (!this.#registry.status(name)) throw new QuarryError('DATASET_NOT_FOUND', `dataset "${name}" does not exist (datasets: ${this.datasetNames().join(', ') || 'none'})`);
+    const unavailable = this.#registry.unavailable(name);
+    if (unavailable) throw unavailable;
     const refusal = this.writeRefusal(name);
     if (refusal) throw new QuarryError(this.#registry.accelerationTable(name) ? 'WRITE_NOT_ALLOWED' : 'DATASET_NOT_ACCELERATED', refusal);
     if (!options.principal.canWrite) throw new QuarryError('WRITE_NOT_ALLOWED', `writing to dataset "${name}" needs a caller that may write (use a key with :rw)`);
@@ -228,7 +269,7 @@ export class Engine implements EngineApi {
       await this.#options.onDatasetChanged(config.name, 'write');
       return { rows };
     } catch (error) {
-      throw engineError(error, { datasetNames: () => this.datasetNames() });
+      throw this.#mapError(error);
     } finally {
       connection.closeSync();
     }
@@ -240,7 +281,7 @@ export class Engine implements EngineApi {
       const catalog = String((await connection.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJS()[0]?.['name'] ?? 'memory');
       return await appendBatches({ connection, table: { catalog, ...table }, schema, batches, signal });
     } catch (error) {
-      throw engineError(error, { datasetNames: () => this.datasetNames() });
+      throw this.#mapError(error);
     } finally {
       connection.closeSync();
     }
@@ -263,7 +304,7 @@ export class Engine implements EngineApi {
       return { rows };
     } catch (error) {
       discard = signal.aborted;
-      throw engineError(error, { datasetNames: () => this.datasetNames() });
+      throw this.#mapError(error);
     } finally {
       await connection.run(`DROP TABLE IF EXISTS ${STAGED_WRITE}`).catch(() => (discard = true));
       this.#pool.release(connection, { discard });
@@ -302,7 +343,7 @@ export class Engine implements EngineApi {
       const reader = await prepared.runAndReadAll();
       return reader.getRowObjectsJS() as Array<Record<string, unknown>>;
     } catch (error) {
-      throw engineError(error, { datasetNames: () => this.datasetNames() });
+      throw this.#mapError(error);
     } finally {
       this.#release(connection, liveCleanup, false);
     }
@@ -310,7 +351,7 @@ export class Engine implements EngineApi {
 
   async queryOver(sql: string, inputs: readonly BatchInput[], signal: AbortSignal): Promise<{ schema: Schema; batches: AsyncIterable<RecordBatch> }> {
     const connection = await this.#pool.acquire();
-    const mapError = (error: unknown) => engineError(error, { datasetNames: () => this.datasetNames() });
+    const mapError = this.#mapError;
     const created: string[] = [];
     // The inputs go with the query: dropped before the connection is reused (or the connection is closed).
     const release = (discard: boolean) => {
@@ -358,7 +399,7 @@ export class Engine implements EngineApi {
   async prepare(text: string, options: { fillLive?: boolean } = {}): Promise<PreparedQuery> {
     const connection = await this.#pool.acquire();
     let liveCleanup: (() => Promise<void>) | undefined;
-    const mapError = (error: unknown) => engineError(error, { datasetNames: () => this.datasetNames() });
+    const mapError = this.#mapError;
     try {
       // File-mode datasets are views over an attached table, and on_conflict turns INSERT into an upsert.
       // A dataset with a plugin write target takes the rows in a staging table, handed over on execute.

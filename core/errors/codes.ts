@@ -69,6 +69,7 @@ const coreCodes = {
   DATASET_NOT_FOUND: { http: 404, grpc: GRPC.NOT_FOUND, description: 'No dataset of that name.' },
   DATASET_NOT_ACCELERATED: { http: 400, grpc: GRPC.FAILED_PRECONDITION, description: 'The operation needs an accelerated dataset.' },
   DATASET_LOAD_FAILED: { http: 500, grpc: GRPC.INTERNAL, description: 'A dataset could not be loaded or refreshed; the message gives the reason.' },
+  DATASET_NOT_READY: { http: 503, grpc: GRPC.UNAVAILABLE, description: 'The query names a dataset that is not registered yet: its source has not given its columns (a database that is down, a cluster scheduler with no live executor yet), or the last attempt failed and is retried. The message names the dataset and what it waits for; `GET /v1/datasets` shows it `Initializing` (or `Error`) with `waiting_for`.' },
   DATASET_REFRESH_IN_PROGRESS: { http: 409, grpc: GRPC.ABORTED, description: 'A refresh of the dataset is already running.' },
   DATASET_REFRESH_INVALID: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'A refresh request or refresh setting is not valid for the dataset (unknown refresh_mode, append without time_column or primary_key, malformed refresh body).' },
   ENGINE_SETTING_INVALID: { http: 500, grpc: GRPC.INTERNAL, description: 'A `runtime.params.columnar_*` value cannot be applied to the engine (e.g. an optimizer rule name the engine does not know).' },

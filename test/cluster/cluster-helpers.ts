@@ -4,9 +4,9 @@ import { waitForOutput, type Daemon } from '../helpers/daemon.js';
 import { repositoryRoot } from '../helpers/runtime.js';
 
 /**
- * Starts a scheduler as a real quarryd process without waiting for HTTP: a routing scheduler
- * registers its partitioned datasets with columns an executor gives, so it listens on HTTP
- * only once an executor has joined. Resolves with the node endpoint; `http()` waits for HTTP.
+ * Starts a scheduler as a real quarryd process without waiting for HTTP. Resolves with the node
+ * endpoint (executors need it); `http()` waits for HTTP. A routing scheduler listens before any
+ * executor joins; its partitioned datasets are registered when an executor gives their columns.
  */
 export async function spawnScheduler(args: string[]): Promise<{ daemon: Daemon; nodeEndpoint: string; http(): Promise<Daemon> }> {
   const daemon = spawnQuarryd(args);

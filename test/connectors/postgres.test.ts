@@ -156,6 +156,25 @@ test('postgres: an unreachable server or a missing table puts the dataset in err
   });
 });
 
+test('postgres: a table missing at start-up is served once it exists, without a restart', async (t) => {
+  await withRuntime(t, { manifest: manifestWith(dataset('later', 'shop.later')) }, async ({ baseUrl, sql }) => {
+    const failed = (await datasetStatuses(baseUrl)).get('later');
+    t.is(failed?.status, 'Error');
+    t.regex(failed?.error ?? '', /relation "shop\.later" does not exist.*\(asked again at /);
+    const refused = await sql('SELECT * FROM later');
+    t.is(refused.status, 503);
+    t.is(((await refused.json()) as { error: { code: string } }).error.code, 'DATASET_NOT_READY');
+    await execute("CREATE TABLE shop.later (id int4, note text); INSERT INTO shop.later VALUES (1, 'now')");
+    // Asked again with backoff (1 s, 1 s, 2 s, ...): registered at the next attempt.
+    const deadline = Date.now() + 30_000;
+    while ((await datasetStatuses(baseUrl)).get('later')?.status !== 'Ready') {
+      if (Date.now() > deadline) throw new Error('shop.later was not registered within 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    t.deepEqual(await jsonRows(await sql('SELECT id, note FROM later')), [{ id: 1, note: 'now' }]);
+  });
+});
+
 test('postgres: pg_connection_string with sslmode=prefer connects to a server without TLS', async (t) => {
   const manifest = manifestWith(`  - from: postgres:shop.orders
     name: orders

@@ -5,6 +5,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Schema } from 'apache-arrow';
 import { QuarryError, toQuarryError } from '../../errors/quarry-error.js';
 import type { Logger } from '../../log.js';
+import { formatDuration } from '../../units.js';
 import type { DatasetConfig } from '../../manifest/types.js';
 import type { DatasetSource, EngineSource, FetchSource, ScanFilter } from '../sources/connector.js';
 import { quoteIdentifier, quoteLiteral } from '../sql-text.js';
@@ -14,7 +15,7 @@ import { scanIntoTable } from './scan-into-table.js';
 
 type RunStatement = (sql: string) => Promise<void>;
 
-/** How long a source may take to answer its schema at registration. */
+/** How long a source may take to answer its schema (one attempt; see DatasetRegistry for retries). */
 const SCHEMA_TIMEOUT_MS = 60_000;
 /** How long one live scan or mirror update may take. */
 const SCAN_TIMEOUT_MS = 10 * 60_000;
@@ -61,62 +62,94 @@ interface LiveMirror {
  * synchronously on the JS thread and could not await the network.)
  */
 export class FetchDatasets {
+  /** How long one request for a source's columns may take (default SCHEMA_TIMEOUT_MS). */
+  readonly schemaTimeoutMs: number;
   readonly #connect: () => Promise<DuckDBConnection>;
   readonly #log: Logger;
   readonly #live = new Map<string, LiveFetch>();
   readonly #mirrors: LiveMirror[] = [];
   readonly #staging = new Map<string, { table: string; columns: string }>();
-  readonly #initialised = new WeakSet<DuckDBConnection>();
-  readonly #sources: DatasetSource[] = [];
+  /** The live datasets' temp views each query connection has (a dataset registered later is added to connections made before). */
+  readonly #initialised = new WeakMap<DuckDBConnection, Set<string>>();
+  readonly #sources = new Set<DatasetSource>();
+  readonly #closing = new AbortController();
   #stubDirectory: string | undefined;
 
-  constructor(options: { connect: () => Promise<DuckDBConnection>; log: Logger }) {
+  constructor(options: { connect: () => Promise<DuckDBConnection>; log: Logger; schemaTimeoutMs?: number }) {
     this.#connect = options.connect;
     this.#log = options.log;
+    this.schemaTimeoutMs = options.schemaTimeoutMs ?? SCHEMA_TIMEOUT_MS;
   }
 
   /**
-   * The engine-readable form of a resolved source. An engine source with a mirror is brought
-   * up to date first (unless the registry just did), so its view finds files. A fetch source is asked its schema (its
-   * failure puts the dataset in error with the source's message).
+   * The engine-readable form of a resolved engine source. One with a mirror is brought up to
+   * date first (unless the registry just did), so its view finds files.
    */
-  async engineSource(config: DatasetConfig, source: DatasetSource, run: RunStatement, alreadySynchronised = false): Promise<EngineSource> {
+  async engineSource(config: DatasetConfig, source: EngineSource, alreadySynchronised = false): Promise<EngineSource> {
     const accelerated = config.acceleration?.enabled === true;
-    this.#sources.push(source);
-    if (source.kind === 'engine') {
-      if (!source.synchronise) return source;
-      if (!alreadySynchronised) await source.synchronise(AbortSignal.timeout(SCAN_TIMEOUT_MS));
-      if (!accelerated) {
-        this.#mirrors.push({ config, source, mention: mentionPattern(config.name), inFlight: undefined });
-        return source;
-      }
-      // The first load follows at once: the mirror was just brought up to date, so that load
-      // reads it as it is instead of fetching everything from upstream a second time.
-      let justSynchronised = true;
-      const synchronise = source.synchronise.bind(source);
-      return {
-        kind: 'engine',
-        tableExpression: source.tableExpression,
-        allowedPaths: source.allowedPaths,
-        allowedDirectories: source.allowedDirectories,
-        ...(source.setupStatements ? { setupStatements: source.setupStatements } : {}),
-        synchronise: (signal) => {
-          if (!justSynchronised) return synchronise(signal);
-          justSynchronised = false;
-          return Promise.resolve();
-        },
-        ...(source.close ? { close: source.close.bind(source) } : {}),
-      };
+    this.#sources.add(source);
+    if (!source.synchronise) return source;
+    if (!alreadySynchronised) await source.synchronise(AbortSignal.timeout(SCAN_TIMEOUT_MS));
+    if (!accelerated) {
+      this.#mirrors.push({ config, source, mention: mentionPattern(config.name), inFlight: undefined });
+      return source;
     }
-    let schema: Schema;
+    // The first load follows at once: the mirror was just brought up to date, so that load
+    // reads it as it is instead of fetching everything from upstream a second time.
+    let justSynchronised = true;
+    const synchronise = source.synchronise.bind(source);
+    return {
+      kind: 'engine',
+      tableExpression: source.tableExpression,
+      allowedPaths: source.allowedPaths,
+      allowedDirectories: source.allowedDirectories,
+      ...(source.setupStatements ? { setupStatements: source.setupStatements } : {}),
+      synchronise: (signal) => {
+        if (!justSynchronised) return synchronise(signal);
+        justSynchronised = false;
+        return Promise.resolve();
+      },
+      ...(source.close ? { close: source.close.bind(source) } : {}),
+    };
+  }
+
+  /**
+   * Asks a fetch source its columns, for at most SCHEMA_TIMEOUT_MS and never past shutdown
+   * (`close` aborts every request still waiting). A failure names the dataset and the source.
+   */
+  async askSchema(config: DatasetConfig, source: FetchSource): Promise<Schema> {
+    this.#sources.add(source);
+    const timeout = AbortSignal.timeout(this.schemaTimeoutMs);
+    const signal = AbortSignal.any([timeout, this.#closing.signal]);
     try {
-      schema = await source.schema(AbortSignal.timeout(SCHEMA_TIMEOUT_MS));
+      // Raced with the signal: a source that does not honour it still cannot hold the dataset.
+      return await Promise.race([source.schema(signal), aborted(signal)]);
     } catch (error) {
+      if (this.#closing.signal.aborted) throw new QuarryError('RUNTIME_SHUTTING_DOWN', `dataset ${config.name}: the runtime stopped while its source (${config.from}) was asked for its columns`, { cause: error });
+      if (timeout.aborted) {
+        // The abort's own words ("aborted due to timeout") say nothing: the source's account of its wait does.
+        const reason = source.schemaWait?.() ?? 'no answer';
+        throw new QuarryError('DATASET_LOAD_FAILED', `dataset ${config.name}: its source (${config.from}) did not give its columns within ${formatDuration(this.schemaTimeoutMs)} (${reason})`, { cause: error, details: { timed_out: true } });
+      }
       throw new QuarryError('DATASET_LOAD_FAILED', `dataset ${config.name}: could not read its columns from ${config.from}: ${toQuarryError(error).message}`, { cause: error });
     }
+  }
+
+  /**
+   * The directory of the live datasets' empty typed stubs, created on first use. The engine
+   * keeps it readable (and writable by the runtime) after lockdown: a fetch dataset whose
+   * columns come after start-up writes its stub there then.
+   */
+  stubDirectory(): string {
+    this.#stubDirectory ??= mkdtempSync(path.join(os.tmpdir(), 'quarry-live-'));
+    return this.#stubDirectory;
+  }
+
+  /** The engine-readable form of a fetch source whose columns are `schema`: its views (and staging table when accelerated). */
+  async fetchedSource(config: DatasetConfig, source: FetchSource, schema: Schema, run: RunStatement): Promise<EngineSource> {
     const columns = columnDefinitions(schema, config.name);
     const local = localName(config.name);
-    return accelerated ? this.#staged(config, source, schema, columns, local, run) : this.#liveView(config, source, schema, columns, local, run);
+    return config.acceleration?.enabled === true ? this.#staged(config, source, schema, columns, local, run) : this.#liveView(config, source, schema, columns, local, run);
   }
 
   /**
@@ -169,8 +202,7 @@ export class FetchDatasets {
   }
 
   async #liveView(config: DatasetConfig, source: FetchSource, schema: Schema, columns: string, local: string, run: RunStatement): Promise<EngineSource> {
-    this.#stubDirectory ??= mkdtempSync(path.join(os.tmpdir(), 'quarry-live-'));
-    const stubFile = path.join(this.#stubDirectory, `${local}.parquet`);
+    const stubFile = path.join(this.stubDirectory(), `${local}.parquet`);
     const stubTable = quoteIdentifier(`quarry_stub_${local}`);
     await run(`CREATE OR REPLACE TEMP TABLE ${stubTable} (${columns})`);
     await run(`COPY temp.main.${stubTable} TO ${quoteLiteral(stubFile)} (FORMAT parquet)`);
@@ -214,9 +246,12 @@ export class FetchDatasets {
    */
   async beforePrepare(connection: DuckDBConnection, sql: string): Promise<void> {
     if (this.#live.size === 0 && this.#mirrors.length === 0) return;
-    if (!this.#initialised.has(connection)) {
-      for (const live of this.#live.values()) await connection.run(stubViewStatement(live));
-      this.#initialised.add(connection);
+    let views = this.#initialised.get(connection);
+    if (!views) this.#initialised.set(connection, (views = new Set()));
+    for (const live of this.#live.values()) {
+      if (views.has(live.viewName)) continue;
+      await connection.run(stubViewStatement(live));
+      views.add(live.viewName);
     }
     await Promise.all(this.#mirrors.filter((mirror) => mirror.mention.test(sql)).map((mirror) => this.#synchronise(mirror)));
   }
@@ -320,13 +355,29 @@ export class FetchDatasets {
     }
   }
 
+  /** Aborts every request for a source's columns still waiting (shutdown begins). */
+  abortSchemaRequests(): void {
+    this.#closing.abort();
+  }
+
   /** At shutdown: releases the sources (clients, WASM databases) and removes the stubs. */
   close(): void {
-    for (const source of this.#sources.splice(0)) {
+    this.#closing.abort();
+    const sources = [...this.#sources];
+    this.#sources.clear();
+    for (const source of sources) {
       source.close?.().catch((error: unknown) => this.#log.warn('a dataset source failed to close', { error: toQuarryError(error).message }));
     }
     if (this.#stubDirectory) rmSync(this.#stubDirectory, { recursive: true, force: true });
   }
+}
+
+/** Rejects with the signal's reason once it aborts. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason as Error);
+    else signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+  });
 }
 
 function stubViewStatement(live: LiveFetch): string {

@@ -62,8 +62,19 @@ export interface EngineSource {
 /** The connector reads rows itself and hands the engine Arrow record batches. */
 export interface FetchSource {
   readonly kind: 'fetch';
-  /** The dataset's columns; asked once at registration (a live dataset's view is typed by it). */
+  /**
+   * The dataset's columns (a live dataset's view is typed by them). Asked at start-up; when it
+   * has not answered within a short grace the runtime listens anyway and registers the dataset
+   * when it does. One attempt may take 60 s (`signal` says when to give up, and is aborted at
+   * shutdown); a failed attempt is made again with backoff.
+   */
   schema(signal: AbortSignal): Promise<Schema>;
+  /**
+   * Optional: while `schema()` has not answered, what it waits for, in a few words (e.g. "no
+   * live executor has joined the cluster yet"). Shown in the dataset's status and in the error
+   * of a query naming the dataset meanwhile.
+   */
+  schemaWait?(): string | undefined;
   /**
    * Reads the source. `request` narrows what is read; a source applies what it can (the
    * engine re-applies every filter, so applying none is correct, only slower). Every batch

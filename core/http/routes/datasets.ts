@@ -23,6 +23,8 @@ function describe(dataset: DatasetStatus) {
     description: dataset.description ?? null,
     status: stateNames[dataset.state],
     error: dataset.error ?? null,
+    // Why a dataset is not registered yet (its source's columns); null once it is.
+    waiting_for: dataset.waitingFor ?? null,
     acceleration_enabled: dataset.accelerated,
     acceleration: acceleration
       ? {

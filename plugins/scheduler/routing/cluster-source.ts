@@ -65,6 +65,7 @@ export class ClusterSource implements FetchSource {
   #columns: string[] = [];
 
   #schema: Schema | undefined;
+  #waiting: string | undefined;
 
   /** `runInternal` computes buckets of filter values with the engine's own hash(), as executors do. */
   readonly #log: Logger;
@@ -103,20 +104,31 @@ export class ClusterSource implements FetchSource {
     return this.#schema?.fields.map((field) => ({ name: field.name, type: duckdbColumnType(field, this.#dataset.name) })) ?? [];
   }
 
-  /** Asked once at registration: from the first live executor (waits for one, within the signal). */
+  /**
+   * From the first live executor; waits for one (within the signal). Until then the scheduler
+   * listens and the dataset is not ready (queries naming it get DATASET_NOT_READY, saying why).
+   */
   async schema(signal: AbortSignal): Promise<Schema> {
     for (;;) {
       const view = await this.#read(true);
       const executor = [...view.live].find((id) => view.addresses.get(id));
       if (executor !== undefined) {
+        this.#waiting = `asking executor ${executor} for them`;
         const schema = await this.#client(view.addresses.get(executor)!).querySchema(`SELECT * FROM ${this.#dataset.table}`);
         this.#columns = schema.fields.map((field) => field.name);
         this.#schema = schema;
+        this.#waiting = undefined;
         return schema;
       }
+      this.#waiting = 'no live executor has joined the cluster yet';
       if (signal.aborted) throw new QuarryError('CLUSTER_PARTITION_UNAVAILABLE', `dataset "${this.#dataset.name}": no live executor answered for its columns`);
       await sleep(250, undefined, { signal }).catch(() => {});
     }
+  }
+
+  /** While `schema()` waits: why (no live executor yet, or which one is being asked). */
+  schemaWait(): string | undefined {
+    return this.#waiting;
   }
 
   async *scan(request: ScanRequest): AsyncIterable<RecordBatch> {
