@@ -52,5 +52,13 @@ export class GrowableBytes {
   }
 }
 
+/**
+ * Rows an accumulator makes room for at first. A DuckDB vector holds up to 2048, but most
+ * answers are a few rows: starting at 2048 cost every short query tens of KiB per column,
+ * which V8 counts as external memory and answers with full collections. Capacities double
+ * (once per result, then reused batch after batch) when rows need more.
+ */
+export const INITIAL_ROWS = 64;
+
 /** Capacities up to this are kept whatever the batch used. */
 const SHRINK_ABOVE = 4 * 1024 * 1024;

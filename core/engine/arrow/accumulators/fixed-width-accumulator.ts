@@ -1,6 +1,6 @@
 import { makeData, type Data, type DataType, type Vector } from 'apache-arrow';
 import { vectorBytes, type RawVector } from '../duckdb-vectors.js';
-import { GrowableBytes } from '../growable-bytes.js';
+import { GrowableBytes, INITIAL_ROWS } from '../growable-bytes.js';
 import type { RowSelection } from '../row-selection.js';
 import { ValidityBuilder } from '../validity-builder.js';
 import type { ColumnAccumulator } from './column-accumulator.js';
@@ -21,7 +21,7 @@ export class FixedWidthAccumulator implements ColumnAccumulator {
     /** The dictionary of a Dictionary column (ENUM), shared by every batch. */
     private readonly dictionary?: Vector,
   ) {
-    this.values = new GrowableBytes(byteWidth * 2048);
+    this.values = new GrowableBytes(byteWidth * INITIAL_ROWS);
   }
 
   get byteLength(): number {

@@ -1,6 +1,6 @@
 import { IntervalMonthDayNano, makeData, type Data } from 'apache-arrow';
 import { vectorBytes, type RawVector } from '../duckdb-vectors.js';
-import { GrowableBytes } from '../growable-bytes.js';
+import { GrowableBytes, INITIAL_ROWS } from '../growable-bytes.js';
 import { sourceRow, type RowSelection } from '../row-selection.js';
 import { ValidityBuilder } from '../validity-builder.js';
 import type { ColumnAccumulator } from './column-accumulator.js';
@@ -13,7 +13,7 @@ import type { ColumnAccumulator } from './column-accumulator.js';
  */
 export class IntervalAccumulator implements ColumnAccumulator {
   readonly type = new IntervalMonthDayNano();
-  private readonly values = new GrowableBytes(16 * 2048);
+  private readonly values = new GrowableBytes(16 * INITIAL_ROWS);
   private readonly validity = new ValidityBuilder();
   length = 0;
 

@@ -1,7 +1,7 @@
 import { makeData, type Data, type List, type Map_ } from 'apache-arrow';
 import { isBitSet } from '../bitmaps.js';
 import { listChild, listChildLength, vectorBytes, type RawVector } from '../duckdb-vectors.js';
-import { GrowableBytes } from '../growable-bytes.js';
+import { GrowableBytes, INITIAL_ROWS } from '../growable-bytes.js';
 import { rowIndexes, rowRange, sourceRow, type RowSelection } from '../row-selection.js';
 import { ValidityBuilder } from '../validity-builder.js';
 import type { ColumnAccumulator } from './column-accumulator.js';
@@ -17,7 +17,7 @@ const TWO_TO_32 = 4294967296;
  * rows are gathered in order. NULL lists may hold garbage entries and are skipped.
  */
 export class ListAccumulator implements ColumnAccumulator {
-  private readonly offsets = new GrowableBytes(4 * 2049);
+  private readonly offsets = new GrowableBytes(4 * (INITIAL_ROWS + 1));
   private readonly validity = new ValidityBuilder();
   length = 0;
 

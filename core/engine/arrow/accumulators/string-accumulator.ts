@@ -1,6 +1,6 @@
 import { makeData, type Binary, type Data, type Utf8 } from 'apache-arrow';
 import { bytesAtPointer, vectorBytes, vectorValidity, type RawVector } from '../duckdb-vectors.js';
-import { GrowableBytes } from '../growable-bytes.js';
+import { GrowableBytes, INITIAL_ROWS } from '../growable-bytes.js';
 import type { RowSelection } from '../row-selection.js';
 import { ValidityBuilder } from '../validity-builder.js';
 import type { ColumnAccumulator } from './column-accumulator.js';
@@ -29,8 +29,8 @@ const SHORT_COPY = 32;
  * whole-vector case reads rows by index without going through a RowSelection.
  */
 export class StringAccumulator implements ColumnAccumulator {
-  private readonly data = new GrowableBytes(64 * 1024);
-  private readonly offsets = new GrowableBytes(4 * 2049);
+  private readonly data = new GrowableBytes(INITIAL_ROWS * 16);
+  private readonly offsets = new GrowableBytes(4 * (INITIAL_ROWS + 1));
   private readonly validity = new ValidityBuilder();
   /** Output positions and lengths of the current run's strings, reused across appends. */
   private runTargets = new Int32Array(2048);

@@ -1,6 +1,6 @@
 import { makeData, type Data, type Decimal } from 'apache-arrow';
 import { vectorBytes, type RawVector } from '../duckdb-vectors.js';
-import { GrowableBytes } from '../growable-bytes.js';
+import { GrowableBytes, INITIAL_ROWS } from '../growable-bytes.js';
 import type { RowSelection } from '../row-selection.js';
 import { ValidityBuilder } from '../validity-builder.js';
 import type { ColumnAccumulator } from './column-accumulator.js';
@@ -22,7 +22,7 @@ export class WideningDecimalAccumulator implements ColumnAccumulator {
     private readonly sourceWidth: 2 | 4 | 8 | 16,
   ) {
     this.targetWords = type.bitWidth / 32;
-    this.values = new GrowableBytes(this.targetWords * 4 * 2048);
+    this.values = new GrowableBytes(this.targetWords * 4 * INITIAL_ROWS);
   }
 
   get byteLength(): number {

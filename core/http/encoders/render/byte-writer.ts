@@ -7,7 +7,9 @@ export class ByteWriter {
   bytes: Buffer;
   position = 0;
 
-  constructor(initialCapacity = 64 * 1024) {
+  // Small to start (a column of a short answer is a few bytes); it doubles as rows need and
+  // is reused batch after batch, so a large answer pays for the growth once.
+  constructor(initialCapacity = 1024) {
     this.bytes = Buffer.allocUnsafe(initialCapacity);
   }
 
@@ -56,7 +58,7 @@ export interface RenderedColumn {
 }
 
 export function newRenderedColumn(): RenderedColumn {
-  return { writer: new ByteWriter(), ends: new Int32Array(1024) };
+  return { writer: new ByteWriter(), ends: new Int32Array(64) };
 }
 
 /** Resets `column` for a batch of `rowCount` rows. */
