@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { waitForOutput, type Daemon } from '../helpers/daemon.js';
-import { repositoryRoot } from '../helpers/runtime.js';
+import { repositoryRoot, writeManifestDirectory, type RuntimeSetup } from '../helpers/runtime.js';
 
 /**
  * Starts a scheduler as a real quarryd process without waiting for HTTP. Resolves with the node
@@ -42,4 +45,21 @@ export async function stopAll(daemons: readonly Daemon[]): Promise<void> {
     if (daemon.child.exitCode === null && daemon.child.signalCode === null) daemon.child.kill('SIGTERM');
     await daemon.exited;
   }
+}
+
+/**
+ * A state directory and a manifest directory for a test cluster; `manifest` gets the state
+ * location as a file:// URL. `remove()` deletes both.
+ */
+export function clusterDirectories(manifest: (stateLocation: string) => string, setup: Pick<RuntimeSetup, 'files' | 'withQuickstartData'> = { withQuickstartData: true }): { state: string; manifest: string; remove(): void } {
+  const state = mkdtempSync(path.join(os.tmpdir(), 'quarry-cluster-state-'));
+  const manifestDirectory = writeManifestDirectory({ ...setup, manifest: manifest(`${pathToFileURL(state).href}/`) });
+  return {
+    state,
+    manifest: manifestDirectory,
+    remove: () => {
+      rmSync(state, { recursive: true, force: true });
+      rmSync(manifestDirectory, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,12 +1,9 @@
 import test from 'ava';
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { appendFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { DataVersions } from '../../plugins/scheduler/scheduler-node.js';
 import { startDaemon, waitForOutput } from '../helpers/daemon.js';
-import { writeManifestDirectory } from '../helpers/runtime.js';
-import { spawnScheduler, stopAll, waitFor } from './cluster-helpers.js';
+import { clusterDirectories, spawnScheduler, stopAll, waitFor } from './cluster-helpers.js';
 
 test('a scheduler is told of a dataset change when an executor\'s data version moves, not on its first report', (t) => {
   const changed: string[] = [];
@@ -25,9 +22,7 @@ test('a scheduler is told of a dataset change when an executor\'s data version m
 
 // Real quarryd processes on loopback (plaintext node traffic: mTLS is covered in cluster-processes).
 test.serial('executors refresh their share on refresh_check_interval, and the scheduler drops cached answers from it', async (t) => {
-  const stateDirectory = mkdtempSync(path.join(os.tmpdir(), 'quarry-cluster-state-'));
-  const manifestDirectory = writeManifestDirectory({
-    manifest: `version: v2
+  const paths = clusterDirectories((state) => `version: v2
 kind: Spicepod
 name: refreshing
 runtime:
@@ -35,7 +30,7 @@ runtime:
     sql_results:
       item_ttl: 1h
   scheduler:
-    state_location: ${pathToFileURL(stateDirectory).href}/
+    state_location: ${state}
     partition_assignment_interval: 1s
 datasets:
   - from: file:data/events.csv
@@ -44,10 +39,8 @@ datasets:
       enabled: true
       refresh_check_interval: 1s
       partition_by: 'bucket(2, customer_id)'
-`,
-    files: { 'data/events.csv': 'id,customer_id\n1,10\n2,11\n3,12\n' },
-  });
-  const started = await spawnScheduler([manifestDirectory, '--role', 'scheduler', '--node-bind-address', '127.0.0.1:0', '--allow-insecure-connections']);
+`, { files: { 'data/events.csv': 'id,customer_id\n1,10\n2,11\n3,12\n' } });
+  const started = await spawnScheduler([paths.manifest, '--role', 'scheduler', '--node-bind-address', '127.0.0.1:0', '--allow-insecure-connections']);
   const daemons = [started.daemon];
   try {
     daemons.push(await startDaemon(['--scheduler-address', `grpc://${started.nodeEndpoint}`, '--node-advertise-address', 'executor-a', '--allow-insecure-connections']));
@@ -58,13 +51,12 @@ datasets:
     };
     await waitFor(ask, (answer) => answer.n === 3, 'the scheduler reads the 3 rows');
     t.is((await ask()).cache, 'HIT', 'the answer is cached on the scheduler (for an hour)');
-    appendFileSync(path.join(manifestDirectory, 'data/events.csv'), '4,13\n5,14\n');
+    appendFileSync(path.join(paths.manifest, 'data/events.csv'), '4,13\n5,14\n');
     await waitForOutput(daemons[1]!, /owned partitions refreshed dataset=events/, 15_000);
     const fresh = await waitFor(ask, (answer) => answer.n === 5, 'the refreshed rows reach the scheduler past its cache', 15_000);
     t.is(fresh.n, 5);
   } finally {
     await stopAll(daemons);
-    rmSync(stateDirectory, { recursive: true, force: true });
-    rmSync(manifestDirectory, { recursive: true, force: true });
+    paths.remove();
   }
 });

@@ -1,12 +1,7 @@
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { waitForOutput } from '../helpers/daemon.js';
-import { writeManifestDirectory } from '../helpers/runtime.js';
-import { spawnQuarryd, spawnScheduler, stopAll, waitFor } from './cluster-helpers.js';
+import { clusterDirectories, spawnQuarryd, spawnScheduler, stopAll, waitFor } from './cluster-helpers.js';
 
 // Real quarryd processes on loopback (plaintext node traffic: mTLS is covered in cluster-processes).
 
@@ -20,14 +15,12 @@ async function freePort(): Promise<number> {
 }
 
 test.serial('an executor started before its scheduler waits for one to answer, then joins and serves its share', async (t) => {
-  const stateDirectory = mkdtempSync(path.join(os.tmpdir(), 'quarry-cluster-state-'));
-  const manifestDirectory = writeManifestDirectory({
-    manifest: `version: v2
+  const paths = clusterDirectories((state) => `version: v2
 kind: Spicepod
 name: late-scheduler
 runtime:
   scheduler:
-    state_location: ${pathToFileURL(stateDirectory).href}/
+    state_location: ${state}
     partition_assignment_interval: 1s
 datasets:
   - from: file:data/orders.parquet
@@ -35,16 +28,14 @@ datasets:
     acceleration:
       enabled: true
       partition_by: 'bucket(4, customer_id)'
-`,
-    withQuickstartData: true,
-  });
+`);
   const port = await freePort();
   const executor = spawnQuarryd(['--scheduler-address', `grpc://127.0.0.1:${port}`, '--node-advertise-address', 'executor-early', '--allow-insecure-connections']);
   const daemons = [executor];
   try {
     await waitForOutput(executor, /no scheduler answered yet; asking again/, 30_000);
     t.is(executor.child.exitCode, null, 'still waiting, not exited');
-    const started = await spawnScheduler([manifestDirectory, '--role', 'scheduler', '--node-bind-address', `127.0.0.1:${port}`, '--allow-insecure-connections']);
+    const started = await spawnScheduler([paths.manifest, '--role', 'scheduler', '--node-bind-address', `127.0.0.1:${port}`, '--allow-insecure-connections']);
     daemons.push(started.daemon);
     await waitForOutput(executor, /HTTP listening endpoint=/, 60_000);
     const scheduler = await started.http();
@@ -54,8 +45,7 @@ datasets:
     t.regex(executor.output(), /cluster executor started/);
   } finally {
     await stopAll(daemons);
-    rmSync(stateDirectory, { recursive: true, force: true });
-    rmSync(manifestDirectory, { recursive: true, force: true });
+    paths.remove();
   }
 });
 

@@ -1,11 +1,6 @@
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { startDaemon, type Daemon } from '../helpers/daemon.js';
-import { writeManifestDirectory } from '../helpers/runtime.js';
-import { spawnScheduler, stopAll, waitFor } from './cluster-helpers.js';
+import { clusterDirectories, spawnScheduler, stopAll, waitFor } from './cluster-helpers.js';
 
 // Real quarryd processes on loopback. A routing scheduler takes its partitioned datasets'
 // columns from an executor; before one joins it listens anyway: /health answers, the dataset
@@ -41,18 +36,7 @@ function exitWithin(daemon: Daemon, ms: number): Promise<number | null | 'still 
   return Promise.race([daemon.exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), ms).unref())]);
 }
 
-function directories(): { state: string; manifest: string; remove(): void } {
-  const state = mkdtempSync(path.join(os.tmpdir(), 'quarry-cluster-state-'));
-  const manifestDirectory = writeManifestDirectory({ manifest: manifest(`${pathToFileURL(state).href}/`), withQuickstartData: true });
-  return {
-    state,
-    manifest: manifestDirectory,
-    remove: () => {
-      rmSync(state, { recursive: true, force: true });
-      rmSync(manifestDirectory, { recursive: true, force: true });
-    },
-  };
-}
+const directories = () => clusterDirectories(manifest);
 
 test.serial('a scheduler with no executor listens, says why its partitioned dataset is not ready, and answers once an executor joins', async (t) => {
   const paths = directories();
