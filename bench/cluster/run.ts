@@ -124,8 +124,10 @@ try {
     ['selective filter', 'SELECT kind, count(*), sum(amount) FROM events WHERE amount > 99 GROUP BY kind ORDER BY kind'],
     ['top-k', 'SELECT event_id, amount FROM events WHERE kind = \'a\' ORDER BY amount DESC, event_id LIMIT 10'],
     ['full aggregate', 'SELECT kind, count(*), sum(amount) FROM events GROUP BY kind ORDER BY kind'],
-    // Not pushed (count DISTINCT cannot be combined from parts): the executors' rows are fetched.
-    ['not pushed', 'SELECT count(DISTINCT customer_id) FROM events WHERE amount > 99'],
+    // count(DISTINCT): the legs send their distinct values (grouped by them), the scheduler counts.
+    ['count distinct', 'SELECT count(DISTINCT customer_id) FROM events WHERE amount > 99'],
+    // Not pushed (a median cannot be combined from parts): the executors' rows are fetched.
+    ['not pushed', 'SELECT median(amount) FROM events WHERE amount > 99'],
   ];
   const measure = async (executors: number) => {
     console.log(`\n${ROWS} rows, median of ${RUNS} runs; scheduler + ${executors} executor${executors > 1 ? 's' : ''} vs one node, same machine`);

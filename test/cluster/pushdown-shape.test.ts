@@ -38,8 +38,11 @@ const splits: Array<[string, 'union' | 'top-k' | 'aggregate' | undefined]> = [
   ['SELECT event_id * 2 AS doubled FROM events ORDER BY doubled LIMIT 4', 'top-k'],
   ['SELECT * FROM events ORDER BY event_id LIMIT 4', 'top-k'],
   ['SELECT event_id, lower(kind) FROM events WHERE amount IS NULL', 'union'],
+  ['SELECT count(DISTINCT kind) FROM events', 'aggregate'],
+  ['SELECT kind, count(DISTINCT customer_id), count(DISTINCT customer_id) + 1 AS more, sum(amount) FROM events GROUP BY kind HAVING count(DISTINCT customer_id) > 1', 'aggregate'],
   // Still pushed whole to a single executor, but not split over several:
-  ['SELECT count(DISTINCT kind) FROM events', undefined],
+  ['SELECT count(DISTINCT kind), count(DISTINCT customer_id) FROM events', undefined],
+  ['SELECT sum(DISTINCT amount) FROM events', undefined],
   ['SELECT median(amount) FROM events', undefined],
   ['SELECT sum(amount) FILTER (WHERE kind = \'a\') FROM events', undefined],
   ['SELECT kind, count(*) FROM events GROUP BY ROLLUP (kind)', undefined],
@@ -96,6 +99,11 @@ test('legs: the partition predicate is added to the query\'s own filter; partial
     'SELECT kind AS quarry_g0, sum(amount) AS quarry_a0, count(amount) AS quarry_a1, count_star() AS quarry_a2 FROM events WHERE ((CAST((hash(customer_id) % 6) AS INTEGER) IN (1, 4)) AND (amount > 5)) GROUP BY kind');
   const whole = legSql(await render(wholeLegStatement(shape)), 'TRUE');
   t.is(whole, 'SELECT kind, avg(amount) AS a, count_star() FROM events WHERE ((TRUE) AND (amount > 5)) GROUP BY kind');
+  // count(DISTINCT x): the legs group by x too and send it as quarry_d; other aggregates stay partial.
+  const distinct = (await shapeOf('SELECT kind, count(DISTINCT customer_id) AS d, count(*) AS c FROM events GROUP BY kind'))!;
+  if (distinct.split?.kind !== 'aggregate') return t.fail();
+  t.is(legSql(await render(aggregateLegStatement(distinct, distinct.split)), 'TRUE'),
+    'SELECT kind AS quarry_g0, customer_id AS quarry_d, count_star() AS quarry_a0 FROM events WHERE (TRUE) GROUP BY kind, customer_id');
   const topK = (await shapeOf('SELECT event_id AS id FROM events ORDER BY amount DESC, id LIMIT 3 OFFSET 2'))!;
   if (topK.split?.kind !== 'top-k') return t.fail();
   t.is(legSql(await render(topKLegStatement(topK, topK.split)), 'TRUE'), 'SELECT event_id, amount FROM events WHERE (TRUE) ORDER BY amount DESC, event_id LIMIT 5');

@@ -48,19 +48,29 @@ export function topKLegStatement(shape: QueryShape, plan: Extract<SplitPlan, { k
 /** The columns each aggregate contributes to a leg's answer, in order. */
 export function partialsOf(call: AggregateCall): ExpressionNode[] {
   if (call.kind === 'avg') return [{ ...call.node, function_name: 'sum' }, { ...call.node, function_name: 'count' }];
+  // Counted on the scheduler from the distinct key the legs group by (`quarry_d`).
+  if (call.kind === 'count-distinct') return [];
   return [call.node];
 }
+
+/** The column of a leg's answer holding the distinct argument of count(DISTINCT ...). */
+export const DISTINCT_COLUMN = 'quarry_d';
 
 /** Each executor's share of an aggregate: its groups (`quarry_g<i>`) with partial aggregates (`quarry_a<k>`). */
 export function aggregateLegStatement(shape: QueryShape, plan: Extract<SplitPlan, { kind: 'aggregate' }>): SelectNode {
   const node = shape.statement.node;
   const partials = plan.aggregates.flatMap(partialsOf);
+  // count(DISTINCT x): the legs group by x too (each sends each distinct value once per group).
+  const groups = plan.distinct ? [...node.group_expressions, plan.distinct] : node.group_expressions;
   return withPartitionMarker({
     ...node,
     select_list: [
       ...plan.groups.map((group, index) => ({ ...withoutAlias(group), alias: `quarry_g${index}` })),
+      ...(plan.distinct ? [{ ...plan.distinct, alias: DISTINCT_COLUMN }] : []),
       ...partials.map((partial, index) => ({ ...partial, alias: `quarry_a${index}` })),
     ],
+    group_expressions: groups,
+    group_sets: groups.length > 0 ? [groups.map((_, index) => index)] : [],
     modifiers: [],
     having: null,
     qualify: null,
@@ -103,8 +113,16 @@ export function aggregateMergeStatements(shape: QueryShape, plan: Extract<SplitP
       partial += 2;
       continue;
     }
+    if (call.kind === 'count-distinct') {
+      // The union holds each distinct value once per executor: counted distinct again.
+      combined.push({ ...aggregate('count', columnReference(DISTINCT_COLUMN)), distinct: true });
+      continue;
+    }
     // Counts add up (and stay BIGINT); sums add up; a minimum of minimums, a maximum of maximums.
-    combined.push(call.kind === 'count' ? cast(sum(column(0)), 'BIGINT') : call.kind === 'sum' ? sum(column(0)) : aggregate(call.kind, column(0)));
+    // Grouped by the distinct key too, the legs of a query without groups answer no row at all
+    // over no input: a count is then 0, not the NULL of an empty sum.
+    const total = cast(sum(column(0)), 'BIGINT');
+    combined.push(call.kind === 'count' ? (plan.distinct ? orZero(total) : total) : call.kind === 'sum' ? sum(column(0)) : aggregate(call.kind, column(0)));
     partial += 1;
   }
   const resolve = <T>(tree: T): T => replacePlaceholders(tree, combined);
@@ -168,6 +186,11 @@ function replacePlaceholders<T>(tree: T, combined: readonly ExpressionNode[]): T
 function averageOf(total: ExpressionNode, count: ExpressionNode, finish: AverageFinish): ExpressionNode {
   if (finish.kind === 'double') return call('/', [total, count], true);
   return call(AVERAGE_FUNCTION, [cast(total, 'VARCHAR'), cast(count, 'BIGINT'), integerValue(finish.scale), booleanValue(finish.kind === 'extended')]);
+}
+
+/** `coalesce(value, 0)` (an operator in DuckDB's syntax tree, not a function). */
+function orZero(value: ExpressionNode): ExpressionNode {
+  return { class: 'OPERATOR', type: 'OPERATOR_COALESCE', alias: '', children: [value, integerValue(0)] };
 }
 
 function sum(child: ExpressionNode): ExpressionNode {

@@ -32,9 +32,13 @@ export interface ShapeContext {
   readonly aggregateFunctions: ReadonlySet<string>;
 }
 
-/** An aggregate the executors can compute in part: each leg's value is combined on the scheduler. */
+/**
+ * An aggregate the executors can compute in part: each leg's value is combined on the
+ * scheduler. `count-distinct` is computed on the scheduler over the distinct values each leg
+ * returns (the argument becomes one more group key of the legs).
+ */
 export interface AggregateCall {
-  readonly kind: 'count' | 'sum' | 'min' | 'max' | 'avg';
+  readonly kind: 'count' | 'sum' | 'min' | 'max' | 'avg' | 'count-distinct';
   /** The call as written, without its alias. */
   readonly node: ExpressionNode;
   /** Its argument; undefined for count(*). */
@@ -54,11 +58,15 @@ export type SplitPlan =
    * GROUP BY with count/sum/min/max/avg: each executor returns its groups with partial
    * aggregates; the scheduler combines them. `select`, `having` and `order` are the query's
    * own, with group expressions replaced by `quarry_g<i>` and aggregates by `quarry_final_<j>`.
+   * With `distinct` (the one argument of every count(DISTINCT ...)), the legs also group by it
+   * (`quarry_d`), so each executor sends each distinct value once per group and the scheduler
+   * counts the distinct values of the union.
    */
   | {
       readonly kind: 'aggregate';
       readonly groups: readonly ExpressionNode[];
       readonly aggregates: readonly AggregateCall[];
+      readonly distinct: ExpressionNode | undefined;
       readonly select: readonly ExpressionNode[];
       readonly having: ExpressionNode | null;
       readonly order: readonly OrderTerm[];
@@ -257,18 +265,25 @@ function aggregatePlan(node: SelectNode, scope: Scope): SplitPlan {
   }
   const limit = node.modifiers.find((modifier) => modifier.type === 'LIMIT_MODIFIER');
   if (limit && (integerConstant(limit.limit) === undefined || (limit.offset && integerConstant(limit.offset) === undefined))) refuse();
-  return { kind: 'aggregate', groups, aggregates, select, having, order };
+  // count(DISTINCT x): x becomes a key of the legs' groups, so one distinct argument at most.
+  const distinctArguments = new Map(aggregates.filter((call) => call.kind === 'count-distinct').map((call) => [expressionKey(withoutAlias(call.argument!)), call.argument!]));
+  if (distinctArguments.size > 1) refuse();
+  const distinct = [...distinctArguments.values()][0];
+  return { kind: 'aggregate', groups, aggregates, distinct: distinct && withoutAlias(distinct), select, having, order };
 }
 
 function aggregateCall(node: ExpressionNode, scope: Scope): AggregateCall {
   const name = functionName(node);
   const children = node['children'] as ExpressionNode[];
-  if (!COMBINABLE.has(name) || node['distinct'] || node['filter'] || node['export_state'] || (node['order_bys'] as { orders: unknown[] }).orders.length > 0) refuse();
+  if (!COMBINABLE.has(name) || node['filter'] || node['export_state'] || (node['order_bys'] as { orders: unknown[] }).orders.length > 0) refuse();
+  // DISTINCT only on count(x): the one distinct aggregate the merge computes from the legs' distinct values.
+  if (node['distinct'] && (name !== 'count' || children.length !== 1)) refuse();
   if (name === 'count_star' || (name === 'count' && children.length === 0)) return { kind: 'count', node: withoutAlias(node), argument: undefined };
   if (children.length !== 1) refuse();
   const argument = children[0]!;
   scope.requireRowWise(argument);
-  return { kind: name as AggregateCall['kind'], node: withoutAlias(node), argument };
+  if (node['distinct']) return { kind: 'count-distinct', node: withoutAlias(node), argument };
+  return { kind: name as Exclude<AggregateCall['kind'], 'count-distinct'>, node: withoutAlias(node), argument };
 }
 
 function topKPlan(node: SelectNode, scope: Scope): SplitPlan {
