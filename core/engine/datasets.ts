@@ -4,7 +4,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { QuarryError, toQuarryError } from '../errors/quarry-error.js';
 import type { Logger } from '../log.js';
 import type { DatasetConfig } from '../manifest/types.js';
-import type { DatasetState, DatasetStatus } from './engine-api.js';
+import type { DatasetStatus } from './engine-api.js';
 import type { DatasetLoadEvent } from '../pipeline/types.js';
 import type { DatasetSource, EngineSource, FetchSource } from './sources/connector.js';
 import type { Schema } from 'apache-arrow';
@@ -17,45 +17,10 @@ import { refreshPlan, type RefreshOverrides, type RefreshPlan } from './accelera
 import { appendStatement, insertVerb, keyRules, replaceStatements, sourceSelect, type KeyRules } from './acceleration/refresh-statements.js';
 import type { InsertTarget } from './acceleration/insert-redirect.js';
 import type { RefreshSchedule } from './acceleration/refresh-scheduler.js';
-
-interface DatasetEntry {
-  readonly config: DatasetConfig;
-  state: DatasetState;
-  error: string | undefined;
-  loadedAt: string | undefined;
-  source: EngineSource | undefined;
-  /** Where an accelerated dataset's rows live. */
-  accelerationTable: TableRef | undefined;
-  refreshing: Promise<void> | undefined;
-  /** Whether the first load has happened (until then the name is a view reading the source). */
-  viewReadsTable: boolean;
-  /** File mode: the acceleration file already held the table at start-up, and it is served. */
-  servedFromFile: boolean;
-  /** Its view exists: queries may name it. */
-  registered: boolean;
-  /**
-   * A fetch dataset whose columns did not come within start-up's grace: registered when they
-   * do, then loaded and scheduled on its own (not by the start-up loads).
-   */
-  late: { source: FetchSource; attachedTable: TableRef | undefined } | undefined;
-}
+import { ensureSchema, inTransaction, isAccelerated, scheduleOf, tableRef, toStatus, type DatasetEntry, type RunStatement, type TableRef } from './dataset-entry.js';
 
 /** How long a connector may take to bring its local mirror up to date before a load. */
 const LOAD_TIMEOUT_MS = 10 * 60_000;
-
-export type RunStatement = (sql: string) => Promise<void>;
-
-/** A table by its parts (unquoted) and as SQL text (quoted). */
-export interface TableRef {
-  readonly catalog: string;
-  readonly schema: string;
-  readonly name: string;
-  readonly sql: string;
-}
-
-function tableRef(catalog: string, schema: string, name: string): TableRef {
-  return { catalog, schema, name, sql: [catalog, schema, name].map(quoteIdentifier).join('.') };
-}
 
 /**
  * The manifest's datasets inside the engine. Each is first registered as a view over its
@@ -583,50 +548,4 @@ export class DatasetRegistry {
     entry.error = toQuarryError(error).message;
     this.#log.error('dataset failed to load', { dataset: entry.config.name, from: entry.config.from, error: entry.error });
   }
-}
-
-function isAccelerated(config: DatasetConfig): boolean {
-  return config.acceleration?.enabled === true;
-}
-
-async function inTransaction(run: RunStatement, work: () => Promise<void>): Promise<void> {
-  await run('BEGIN TRANSACTION');
-  try {
-    await work();
-    await run('COMMIT');
-  } catch (error) {
-    await run('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
-}
-
-async function ensureSchema(run: RunStatement, name: string): Promise<void> {
-  const dot = name.indexOf('.');
-  if (dot > 0) await run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(name.slice(0, dot))}`);
-}
-
-function scheduleOf(entry: DatasetEntry): { schedule: RefreshSchedule; failedFirst: boolean } {
-  return {
-    schedule: {
-      dataset: entry.config.name,
-      intervalMs: entry.config.acceleration?.refresh_check_interval,
-      retryEnabled: entry.config.acceleration?.refresh_retry_enabled ?? true,
-      maxAttempts: entry.config.acceleration?.refresh_retry_max_attempts,
-    },
-    failedFirst: entry.state === 'error' || entry.error !== undefined,
-  };
-}
-
-function toStatus(entry: DatasetEntry, waitingFor: string | undefined): DatasetStatus {
-  return {
-    waitingFor,
-    name: entry.config.name,
-    from: entry.config.from,
-    description: entry.config.description,
-    state: entry.state,
-    error: entry.error,
-    accelerated: isAccelerated(entry.config),
-    acceleration: entry.config.acceleration,
-    loadedAt: entry.loadedAt,
-  };
 }
