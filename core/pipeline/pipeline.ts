@@ -12,6 +12,14 @@ import { LazyAbort } from './lazy-abort.js';
 import type { PreparedQuery } from '../engine/engine.js';
 import type { CacheStatus, InboundRequest, Principal, Protocol, QueryOutcome, QueryRequest, QueryResult, ResultMemo } from './types.js';
 
+/**
+ * Whether anything tapped a hook. Not tapable's `isUsed()`: that counts interceptors too, and
+ * the core's guard intercepts every hook, so it is always true.
+ */
+function tapped(hook: { readonly taps: readonly unknown[] }): boolean {
+  return hook.taps.length > 0;
+}
+
 interface Classification {
   readonly kind: QueryRequest['kind'];
   readonly statementType: string;
@@ -108,12 +116,12 @@ export class QueryPipeline {
       try {
         const { query, cache } = this.#hooks;
         // Hooks nobody tapped are skipped: each call costs a promise, on every query.
-        if (query.before.isUsed()) await query.before.promise(request);
-        result = cache.lookup.isUsed() ? await cache.lookup.promise(request) : undefined;
-        if (!result && query.instead.isUsed()) {
+        if (tapped(query.before)) await query.before.promise(request);
+        result = tapped(cache.lookup) ? await cache.lookup.promise(request) : undefined;
+        if (!result && tapped(query.instead)) {
           // An answer from elsewhere (a cluster's executors) is stored like the engine's.
           const routed = await query.instead.promise(request);
-          if (routed) result = cache.store.isUsed() ? await cache.store.promise(routed, request) : routed;
+          if (routed) result = tapped(cache.store) ? await cache.store.promise(routed, request) : routed;
         }
         if (result) {
           (await preparing?.catch(() => undefined))?.close();
@@ -121,13 +129,13 @@ export class QueryPipeline {
           const stream = await (await prepareToRun()).execute(request.parameters, request.signal);
           executionMs = stream.executionMs;
           const fresh: QueryResult = { schema: stream.schema, batches: stream.batches, cacheStatus: 'BYPASS', headers: {} };
-          result = cache.store.isUsed() ? await cache.store.promise(fresh, request) : fresh;
+          result = tapped(cache.store) ? await cache.store.promise(fresh, request) : fresh;
         }
       } catch (error) {
         (await preparing?.catch(() => undefined))?.close();
         throw error;
       }
-      if (this.#hooks.query.result.isUsed()) result = await this.#hooks.query.result.promise(result, request);
+      if (tapped(this.#hooks.query.result)) result = await this.#hooks.query.result.promise(result, request);
       const aborted = () => (abort instanceof LazyAbort ? abort.aborted : request.signal.aborted);
       return { request, result: this.#observe(request, result, started, executionMs, aborted) };
     } catch (error) {

@@ -82,9 +82,6 @@ export function createSchedulerPlugin(): QuarryPlugin {
         },
       });
 
-      // Queries over one partitioned dataset run in the executors where that is safe (routing/pushdown-router.ts).
-      runtime.hooks.query.instead.tapPromise({ name: SCHEDULER_PLUGIN_NAME, stage: STAGE.ROUTE }, async (query) => (routed && state !== undefined ? router.answer(query) : undefined));
-
       runtime.hooks.config.tapPromise({ name: SCHEDULER_PLUGIN_NAME }, async (manifest) => {
         const hasSection = isConfigured(manifest, 'runtime.scheduler');
         role = clusterRole(runtime.cluster, hasSection);
@@ -93,7 +90,12 @@ export function createSchedulerPlugin(): QuarryPlugin {
         partitioned = checked.datasets;
         // Without a node listener no executor can join, so the scheduler keeps its datasets local.
         routed = role === 'scheduler' && runtime.cluster.nodeBindAddress !== undefined;
-        if (routed) return routedThroughExecutors(manifest, partitioned);
+        if (routed) {
+          // Queries over one partitioned dataset run in the executors where that is safe (routing/pushdown-router.ts).
+          // Tapped on a routing scheduler only: elsewhere query.instead stays untapped and costs no query anything.
+          runtime.hooks.query.instead.tapPromise({ name: SCHEDULER_PLUGIN_NAME, stage: STAGE.ROUTE }, async (query) => (state !== undefined ? router.answer(query) : undefined));
+          return routedThroughExecutors(manifest, partitioned);
+        }
         if (role !== 'executor') return manifest;
         // An executor loads no rows until a scheduler says what it owns; its agent then reloads
         // with the owned share (and on the dataset's refresh_check_interval, with that share).

@@ -180,3 +180,10 @@ test('the executor quorum gate on a node that is not a scheduler is a 400', asyn
     t.is((await fetch(`${baseUrl}/v1/ready`)).status, 200, 'without the gate, readiness as before');
   });
 });
+
+test('on a single node the scheduler plugin leaves query.instead untapped (no cost per query)', async (t) => {
+  // withRuntime loads the default bundle, the scheduler plugin included.
+  await withRuntime(t, { manifest: 'version: v2\nkind: Spicepod\nname: single\n' }, async ({ runtime }) => {
+    t.is(runtime.hooks.query.instead.taps.length, 0);
+  });
+});
