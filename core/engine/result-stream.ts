@@ -24,7 +24,15 @@ export async function streamResult(options: {
 }): Promise<EngineStream> {
   const { connection, signal } = options;
   let engineMs = 0;
-  const onAbort = () => connection.interrupt();
+  // DuckDB forgets an interrupt that lands before the query starts running on its thread (a
+  // query clears the flag when it begins): while the statement is being started, the
+  // interrupt is repeated until it answers, so an early cancel is never lost.
+  let opening = true;
+  const onAbort = () => {
+    connection.interrupt();
+    const repeat = setInterval(() => (opening ? connection.interrupt() : clearInterval(repeat)), INTERRUPT_REPEAT_MS);
+    repeat.unref();
+  };
   if (signal.aborted) throw options.mapError(new Error('INTERRUPT Error: Interrupted!'));
   signal.addEventListener('abort', onAbort, { once: true });
   const started = performance.now();
@@ -34,6 +42,8 @@ export async function streamResult(options: {
   } catch (error) {
     signal.removeEventListener('abort', onAbort);
     throw error;
+  } finally {
+    opening = false;
   }
   engineMs += performance.now() - started;
 
@@ -78,3 +88,6 @@ export async function streamResult(options: {
 
   return { schema: opened.schema, batches, executionMs: () => engineMs };
 }
+
+/** How often a cancel is repeated while the statement is still being started. */
+const INTERRUPT_REPEAT_MS = 50;
