@@ -436,17 +436,17 @@ export class DatasetRegistry {
     const view = quoteQualifiedName(entry.config.name);
     if (entry.viewReadsTable) {
       // A refresh, in one transaction: queries see the old rows or the new, never a mix.
-      await inTransaction(run, () => this.#fill(entry, run, table, { mode: plan.mode === 'append' ? 'append' : 'replace', refreshSql: plan.refreshSql }));
+      await inTransaction(run, () => this.#fill(entry, run, table, { mode: plan.mode === 'append' ? 'append' : 'replace', refreshSql: plan.refreshSql, orderBy: plan.orderBy }));
     } else if (entry.config.acceleration?.mode !== 'file') {
       // First load in memory mode: the live view becomes the table in one transaction.
       await inTransaction(run, async () => {
         await run(`DROP VIEW IF EXISTS ${view}`);
-        await this.#fill(entry, run, table, { mode: 'create', refreshSql: plan.refreshSql });
+        await this.#fill(entry, run, table, { mode: 'create', refreshSql: plan.refreshSql, orderBy: plan.orderBy });
       });
     } else {
       // First load in file mode: DuckDB cannot write two databases in one transaction, so
       // the table is filled first and the view (serving the source until then) repointed.
-      await inTransaction(run, () => this.#fill(entry, run, table, { mode: 'replace', refreshSql: plan.refreshSql }));
+      await inTransaction(run, () => this.#fill(entry, run, table, { mode: 'replace', refreshSql: plan.refreshSql, orderBy: plan.orderBy }));
       await run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM ${table.sql}`);
     }
     await this.#fetch.afterLoad(entry.config.name);
@@ -468,12 +468,12 @@ export class DatasetRegistry {
    * (`refresh_sql` applied), creating it, replacing its rows, or appending the new ones.
    * Runs inside the caller's transaction.
    */
-  async #fill(entry: DatasetEntry, run: RunStatement, target: TableRef, options: { mode: 'create' | 'replace' | 'append'; refreshSql: string | undefined }): Promise<void> {
+  async #fill(entry: DatasetEntry, run: RunStatement, target: TableRef, options: { mode: 'create' | 'replace' | 'append'; refreshSql: string | undefined; orderBy: string | undefined }): Promise<void> {
     const select = sourceSelect(entry.config.name, entry.source!.tableExpression, options.refreshSql);
     const rules = keyRules(entry.config);
     const statements = options.mode === 'append'
       ? [appendStatement({ table: target.sql, select, rules, timeColumn: entry.config.time_column, timeFormat: entry.config.time_format })]
-      : replaceStatements(target.sql, select, rules, { orReplace: options.mode === 'replace' });
+      : replaceStatements(target.sql, select, rules, { orReplace: options.mode === 'replace', orderBy: options.orderBy });
     for (const statement of statements) await run(statement);
   }
 

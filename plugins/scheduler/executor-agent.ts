@@ -7,7 +7,7 @@ import type { PartitionedDataset } from './cluster-config.js';
 import { NodeClient } from './node/node-client.js';
 import type { NodeTlsMaterial } from './node/node-credentials.js';
 import type { ApplyWriteReply, ApplyWriteRequest, HeartbeatReply, WriteEntry } from './node/node-protocol.js';
-import { partitionId, type PartitionValue } from './partition-keys.js';
+import { clusterOrder, partitionId, type PartitionValue } from './partition-keys.js';
 import { ShareGate } from './share-gate.js';
 import { batchesOf, fromArrowIpc, withConstantColumn } from './writes/arrow-ipc.js';
 import { ownedRowsSql, ownedRowsWithWritesSql, WRITE_ORDER_COLUMN, writeTableName, writeTableParts } from './writes/share-sql.js';
@@ -194,7 +194,8 @@ export class ExecutorAgent {
         }
         refreshSql = ownedRowsWithWritesSql(dataset, partitions, writeTable, this.#options.keyRules(dataset.name));
       }
-      await engine.refresh(dataset.name, { refreshSql, refreshMode: 'full' });
+      // Stored in key order: filters on the partition key skip row groups of the share too.
+      await engine.refresh(dataset.name, { refreshSql, refreshMode: 'full', orderBy: clusterOrder(dataset.keys) });
       this.#entries.set(dataset.name, new Set(entries.map((entry) => entry.id)));
       this.#held.set(dataset.name, ids);
       return entries.length;

@@ -77,6 +77,15 @@ export function sqlLiteral(value: PartitionValue): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
+/**
+ * What an executor stores its share in order of: a bucket key's column (a hash has no order
+ * a filter could use, the column does: `customer_id = 42` then reads one row group of the
+ * share instead of all of them), an expression key itself (rows of a partition together).
+ */
+export function clusterOrder(keys: readonly PartitionKey[]): string {
+  return keys.map((key) => (key.kind === 'bucket' ? quoteIdentifier(key.column) : key.sql)).join(', ');
+}
+
 /** The predicate one partition's rows satisfy: `key1 = v1 AND key2 IS NULL ...`. */
 export function partitionPredicate(keys: readonly PartitionKey[], values: readonly PartitionValue[]): string {
   return keys.map((key, index) => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { parsePartitionBy, partitionsPredicate, partitionPredicate, partitionId, partitionValues } from '../../plugins/scheduler/partition-keys.js';
+import { clusterOrder, parsePartitionBy, partitionsPredicate, partitionPredicate, partitionId, partitionValues } from '../../plugins/scheduler/partition-keys.js';
 import { discoverPartitions } from '../../plugins/scheduler/partition-discovery.js';
 
 test('partition_by: a column, a list of expressions, bucket(N, column)', (t) => {
@@ -9,6 +9,11 @@ test('partition_by: a column, a list of expressions, bucket(N, column)', (t) => 
   const keys = parsePartitionBy('orders', ["date_trunc('month', ordered_at)", 'BUCKET( 4 , "Customer Id" )']);
   t.like(keys[0], { kind: 'expression', sql: "(date_trunc('month', ordered_at))" });
   t.like(keys[1], { kind: 'bucket', buckets: 4, column: 'Customer Id' });
+});
+
+test('an executor orders its share by a bucket key\'s column and by an expression key itself', (t) => {
+  t.is(clusterOrder(parsePartitionBy('orders', 'bucket(8, customer_id)')), '"customer_id"');
+  t.is(clusterOrder(parsePartitionBy('orders', ["date_trunc('month', ordered_at)", 'BUCKET(4, "Customer Id")', 'region'])), `(date_trunc('month', ordered_at)), "Customer Id", "region"`);
 });
 
 test('partition_by errors name the dataset and what is accepted', (t) => {

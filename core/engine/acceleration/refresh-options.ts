@@ -7,19 +7,26 @@ export type RefreshMode = 'full' | 'append';
 export interface RefreshOverrides {
   readonly refreshSql?: string | undefined;
   readonly refreshMode?: RefreshMode | undefined;
+  /**
+   * SQL expressions a full load stores the rows in order of (not from the HTTP body: a cluster
+   * executor orders its share by the partition key, so filters on the key skip row groups).
+   */
+  readonly orderBy?: string | undefined;
 }
 
 /** What one refresh does, after the overrides are applied to the dataset's acceleration block. */
 export interface RefreshPlan {
   readonly mode: RefreshMode;
   readonly refreshSql: string | undefined;
+  /** Applies to full loads; an append adds its rows after the others. */
+  readonly orderBy: string | undefined;
 }
 
 export function refreshPlan(config: DatasetConfig, overrides: RefreshOverrides = {}): RefreshPlan {
   const mode = overrides.refreshMode ?? config.acceleration?.refresh_mode ?? 'full';
   const problem = appendProblem(config, mode);
   if (problem) throw new QuarryError('DATASET_REFRESH_INVALID', problem);
-  return { mode, refreshSql: overrides.refreshSql ?? config.acceleration?.refresh_sql };
+  return { mode, refreshSql: overrides.refreshSql ?? config.acceleration?.refresh_sql, orderBy: overrides.orderBy };
 }
 
 /**

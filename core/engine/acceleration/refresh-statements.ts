@@ -46,16 +46,19 @@ export function sourceSelect(datasetName: string, tableExpression: string, refre
 /**
  * Statements that make `table` hold exactly `select`'s rows, for use inside one transaction.
  * With a primary key the table is created empty with the key as a constraint (so writes and
- * appends can upsert), then filled with one row per key.
+ * appends can upsert), then filled with one row per key. With `orderBy` the rows are stored
+ * in that order (DuckDB keeps insertion order), so its zone maps let filters on those
+ * expressions skip whole row groups.
  */
-export function replaceStatements(table: string, select: string, rules: KeyRules, options: { orReplace: boolean }): string[] {
+export function replaceStatements(table: string, select: string, rules: KeyRules, options: { orReplace: boolean; orderBy?: string | undefined }): string[] {
   const create = options.orReplace ? 'CREATE OR REPLACE TABLE' : 'CREATE TABLE';
-  if (rules.primaryKey.length === 0) return [`${create} ${table} AS ${select}`];
+  const ordered = (rows: string) => (options.orderBy ? `SELECT * FROM (${rows}) AS ordered_rows ORDER BY ${options.orderBy}` : rows);
+  if (rules.primaryKey.length === 0) return [`${create} ${table} AS ${ordered(select)}`];
   const key = rules.primaryKey.map(quoteIdentifier).join(', ');
   return [
     `${create} ${table} AS SELECT * FROM (${select}) AS source_rows LIMIT 0`,
     `ALTER TABLE ${table} ADD PRIMARY KEY (${key})`,
-    `INSERT INTO ${table} BY NAME SELECT DISTINCT ON (${key}) * FROM (${select}) AS source_rows`,
+    `INSERT INTO ${table} BY NAME ${ordered(`SELECT DISTINCT ON (${key}) * FROM (${select}) AS source_rows`)}`,
   ];
 }
 
