@@ -12,7 +12,7 @@
  * 3. The same with one executor left (it owns every partition): the routing overhead alone,
  *    without three executors sharing the machine's cores.
  *
- * quarryd runs as shipped (see quarrydEntry). Sizes: CLUSTER_ROWS (default 400k) rows, RUNS (default 7).
+ * quarryd runs as shipped (see quarrydEntry). Sizes: CLUSTER_ROWS (default 400k) rows, RUNS (default 11; the nodes take turns run by run).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { median, quarrydEntry, repositoryRoot } from '../common/server.js';
 
 const ROWS = Number(process.env['CLUSTER_ROWS'] ?? 400_000);
-const RUNS = Number(process.env['RUNS'] ?? 7);
+const RUNS = Number(process.env['RUNS'] ?? 11);
 
 interface Node {
   readonly child: ChildProcess;
@@ -62,15 +62,18 @@ async function query(node: Node, sql: string): Promise<string> {
   return body;
 }
 
-async function timed(node: Node, sql: string): Promise<number> {
-  const times: number[] = [];
-  await query(node, sql); // warm
+/** Median time of `sql` on each node, the nodes taking turns run by run (drift on this shared machine hits them alike). */
+async function timed(nodes: readonly Node[], sql: string): Promise<number[]> {
+  const times = nodes.map(() => [] as number[]);
+  for (const node of nodes) await query(node, sql); // warm
   for (let run = 0; run < RUNS; run++) {
-    const started = performance.now();
-    await query(node, sql);
-    times.push(performance.now() - started);
+    for (const [index, node] of nodes.entries()) {
+      const started = performance.now();
+      await query(node, sql);
+      times[index]!.push(performance.now() - started);
+    }
   }
-  return median(times);
+  return times.map(median);
 }
 
 const workspace = mkdtempSync(path.join(os.tmpdir(), 'quarry-bench-cluster-'));
@@ -138,15 +141,14 @@ try {
       const [clusterAnswer, singleAnswer] = [await query(scheduler, sql), await query(single, sql)];
       if (clusterAnswer !== singleAnswer) throw new Error(`${label}: the cluster answered differently:\n${clusterAnswer.slice(0, 300)}\n${singleAnswer.slice(0, 300)}`);
       const before = scheduler.output().length;
-      const clusterMs = await timed(scheduler, sql);
-      const singleMs = await timed(single, sql);
+      const [clusterMs, singleMs, directMs] = (await timed(direct ? [scheduler, single, direct] : [scheduler, single], sql)) as [number, number, number | undefined];
       await new Promise((resolve) => setTimeout(resolve, 100));
       // The scheduler's own account of each run: the executors' legs, then its merge.
       const done = [...scheduler.output().slice(before).matchAll(/cluster pushdown done dataset=events pushdown=(\S+) executors=\d+ rows=\d+ legs_ms=([\d.]+) merge_ms=([\d.]+)/g)];
       const split = done.length > 0 ? `  [${done[0]![1]}: legs ${median(done.map((match) => Number(match[2]))).toFixed(1)} ms, merge ${median(done.map((match) => Number(match[3]))).toFixed(1)} ms]` : '  [not pushed: rows fetched, engine on the scheduler]';
       // The same query sent to the executor itself (it holds every row, stored in customer_id order): the
       // scheduler's hop and merge are the difference, the storage order the difference to the single node.
-      const hop = direct ? await timed(direct, sql).then((directMs) => `  [executor direct ${directMs.toFixed(1)} ms: hop + merge ${(clusterMs - directMs).toFixed(1)} ms]`) : '';
+      const hop = directMs === undefined ? '' : `  [executor direct ${directMs.toFixed(1)} ms: hop + merge ${(clusterMs - directMs).toFixed(1)} ms]`;
       console.log(`${label.padEnd(17)} cluster ${clusterMs.toFixed(1).padStart(8)} ms   single ${singleMs.toFixed(1).padStart(8)} ms   ratio ${(clusterMs / singleMs).toFixed(2)}x${split}${hop}`);
     }
   };
