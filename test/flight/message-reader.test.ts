@@ -1,0 +1,97 @@
+import test from 'ava';
+import { Dictionary, Field, Int32, RecordBatch, Schema, Struct, Table, Utf8, makeData, tableFromArrays, vectorFromArray } from 'apache-arrow';
+import { QuarryError } from '../../core/errors/quarry-error.js';
+import { FlightMessageWriter, type IpcMessage } from '../../core/flight/ipc/flight-message-writer.js';
+import { readRecordBatches, type InboundIpcMessage } from '../../core/flight/ipc/flight-message-reader.js';
+
+/**
+ * The FlightData reader loads each (header, body) pair in place with Arrow's vector loader.
+ * Messages here come from the same writer DoGet uses, with bodies placed at the offsets a
+ * receiver may see them (aligned, or not: those are copied).
+ */
+
+function inbound(message: IpcMessage, misalign: boolean): InboundIpcMessage {
+  const body = Buffer.concat(message.body);
+  if (!misalign) return { header: message.header, body: new Uint8Array(body) };
+  // The same bytes three bytes into a buffer: typed views cannot sit there, the reader must copy.
+  const shifted = new Uint8Array(body.byteLength + 3);
+  shifted.set(body, 3);
+  return { header: message.header, body: shifted.subarray(3) };
+}
+
+async function* stream(messages: readonly InboundIpcMessage[]): AsyncGenerator<InboundIpcMessage> {
+  yield* messages;
+}
+
+function messagesOf(table: Table, misalign: boolean): InboundIpcMessage[] {
+  const writer = new FlightMessageWriter();
+  const messages = writer.schemaMessages(table.schema);
+  for (const batch of table.batches) messages.push(...writer.batchMessages(batch));
+  return messages.map((message) => inbound(message, misalign));
+}
+
+async function rowsOf(messages: readonly InboundIpcMessage[]): Promise<Array<Record<string, unknown>>> {
+  const { batches } = await readRecordBatches(stream(messages));
+  const rows: Array<Record<string, unknown>> = [];
+  for await (const batch of batches) for (const row of batch) rows.push(row!.toJSON());
+  return rows;
+}
+
+test('batches and dictionaries (a new one for the second batch) read back as written, from aligned and misaligned bodies', async (t) => {
+  const whole = tableFromArrays({ id: Int32Array.from([1, 2, 3]), name: ['a', null, 'c'] }).batches[0]!;
+  const plain = new Table([whole.slice(0, 2), whole.slice(2)]);
+  // A dictionary column in two batches: the second batch brings a new dictionary with a new value.
+  const type = new Dictionary(new Utf8(), new Int32(), 0, false);
+  const dictionarySchema = new Schema([new Field('kind', type, true)]);
+  const dictionaryBatch = (values: string[], indices: number[]) =>
+    new RecordBatch(dictionarySchema, makeData({ type: new Struct(dictionarySchema.fields), length: indices.length, nullCount: 0, children: [makeData({ type, length: indices.length, nullCount: 0, data: Int32Array.from(indices), dictionary: vectorFromArray(values, new Utf8()) })] }));
+  const dictionaries = new Table([dictionaryBatch(['x', 'y'], [0, 1, 0]), dictionaryBatch(['x', 'y', 'z'], [2, 1])]);
+  for (const misalign of [false, true]) {
+    t.deepEqual(await rowsOf(messagesOf(plain, misalign)), [{ id: 1, name: 'a' }, { id: 2, name: null }, { id: 3, name: 'c' }], `plain, misaligned: ${misalign}`);
+    t.deepEqual((await rowsOf(messagesOf(dictionaries, misalign))).map((row) => row['kind']), ['x', 'y', 'x', 'z', 'y'], `dictionaries, misaligned: ${misalign}`);
+  }
+});
+
+test('a schema without batches reads as one empty batch; what is not Arrow IPC is FLIGHT_COMMAND_INVALID', async (t) => {
+  const table = tableFromArrays({ id: Int32Array.from([1]) });
+  const [schemaMessage, batchMessage] = messagesOf(table, false);
+  const { schema, batches } = await readRecordBatches(stream([schemaMessage!]));
+  t.deepEqual(schema.fields.map((field) => field.name), ['id']);
+  const read: number[] = [];
+  for await (const batch of batches) read.push(batch.numRows);
+  t.deepEqual(read, [0]);
+
+  const refused = async (messages: InboundIpcMessage[]) => {
+    try {
+      const upload = await readRecordBatches(stream(messages));
+      for await (const batch of upload.batches) void batch;
+    } catch (error) {
+      return error as QuarryError;
+    }
+    return undefined;
+  };
+  const cases: Array<[string, InboundIpcMessage[], RegExp]> = [
+    ['nothing', [], /no Arrow schema message/],
+    ['a batch first', [batchMessage!], /first FlightData message must be an Arrow schema, not a record batch/],
+    ['a garbage header', [schemaMessage!, { header: new Uint8Array([1, 2, 3]), body: new Uint8Array(0) }], /not an Arrow IPC message/],
+    ['a short body', [schemaMessage!, { header: batchMessage!.header, body: new Uint8Array(0) }], /message body has 0 bytes where its header announces \d+/],
+    ['a second schema', [schemaMessage!, schemaMessage!], /one schema message, at its start/],
+  ];
+  for (const [what, messages, message] of cases) {
+    const error = await refused(messages);
+    t.true(error instanceof QuarryError, what);
+    t.is(error?.code, 'FLIGHT_COMMAND_INVALID', what);
+    t.regex(error?.message ?? '', message, what);
+  }
+
+  // Errors of the source itself (a gRPC status) pass through as they are.
+  const failing = async function* (): AsyncGenerator<InboundIpcMessage> {
+    yield schemaMessage!;
+    throw new Error('14 UNAVAILABLE: connection dropped');
+  };
+  const upload = await readRecordBatches(failing());
+  const error = await t.throwsAsync(async () => {
+    for await (const batch of upload.batches) void batch;
+  });
+  t.is(error?.message, '14 UNAVAILABLE: connection dropped');
+});
