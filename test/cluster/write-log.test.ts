@@ -44,9 +44,9 @@ test('the write log keeps accepted writes in order, lists them by partition, and
 });
 
 /** Runs a share's refresh_sql as the engine does (the source bound to the dataset's name). */
-async function loadShare(primaryKey: string | undefined, onConflict: 'upsert' | 'drop' | undefined): Promise<Array<Record<string, unknown>>> {
+async function loadShare(primaryKey: string | undefined, onConflict: 'upsert' | 'drop' | undefined, partitions: number[][] = [[0], [1]], buckets = 2): Promise<Array<Record<string, unknown>>> {
   const manifest = {
-    datasets: [{ name: 'orders', from: 'file:x', access: 'read_write', acceleration: { enabled: true, partition_by: 'bucket(2, id)', ...(primaryKey ? { primary_key: primaryKey } : {}), ...(onConflict ? { on_conflict: { id: onConflict } } : {}) } }],
+    datasets: [{ name: 'orders', from: 'file:x', access: 'read_write', acceleration: { enabled: true, partition_by: `bucket(${buckets}, id)`, ...(primaryKey ? { primary_key: primaryKey } : {}), ...(onConflict ? { on_conflict: { id: onConflict } } : {}) } }],
   } as unknown as Manifest;
   const [dataset] = checkClusterManifest(manifest, 'executor', false).datasets;
   const instance = await DuckDBInstance.create(':memory:');
@@ -57,7 +57,7 @@ async function loadShare(primaryKey: string | undefined, onConflict: 'upsert' | 
     // Two writes: id 2 twice (first then second), id 4 once.
     await connection.run("CREATE TABLE quarry_cluster.writes AS SELECT * FROM (VALUES (2, 'first write', 1), (4, 'first write', 1), (2, 'second write', 2)) AS t(id, label, quarry_write_order)");
     const rules = { primaryKey: primaryKey ? [primaryKey] : [], onConflict };
-    const select = sourceSelect('orders', 'source', ownedRowsWithWritesSql(dataset!, [[0], [1]], 'quarry_cluster.writes', rules));
+    const select = sourceSelect('orders', 'source', ownedRowsWithWritesSql(dataset!, partitions, 'quarry_cluster.writes', rules));
     return (await connection.runAndReadAll(`SELECT id, label FROM (${select}) ORDER BY id, label`)).getRowObjectsJS();
   } finally {
     connection.closeSync();
@@ -72,4 +72,24 @@ test('a share loads its source rows plus accepted writes; a primary key keeps th
   t.deepEqual(await loadShare('id', 'upsert'), [{ id: 1, label: 'source' }, { id: 2, label: 'second write' }, { id: 3, label: 'source' }, { id: 4, label: 'first write' }]);
   t.deepEqual(await loadShare('id', 'drop'), [{ id: 1, label: 'source' }, { id: 2, label: 'source' }, { id: 3, label: 'source' }, { id: 4, label: 'first write' }]);
   t.deepEqual(await loadShare('id', undefined), [{ id: 1, label: 'source' }, { id: 2, label: 'source' }, { id: 3, label: 'source' }, { id: 4, label: 'first write' }]);
+});
+
+test('a share takes from a write-log entry only the rows of its own partitions (an entry may span partitions that moved since)', async (t) => {
+  // Three buckets: ids 1 and 4 fall in one, 2 and 3 in the others (DuckDB's hash()).
+  const all = await loadShare(undefined, undefined, [[0], [1], [2]], 3);
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  const bucketOf = new Map<number, number>();
+  try {
+    for (const id of [1, 2, 3, 4]) bucketOf.set(id, Number((await connection.runAndReadAll(`SELECT CAST(hash(CAST(${id} AS INTEGER)) % 3 AS INTEGER) AS b`)).getRowObjectsJS()[0]!['b']));
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+  t.is(new Set(bucketOf.values()).size, 3, 'the ids fall in every bucket');
+  t.is(all.length, 6, 'all source rows and written rows');
+  for (const bucket of [0, 1, 2]) {
+    const share = await loadShare(undefined, undefined, [[bucket]], 3);
+    t.deepEqual(share, all.filter((row) => bucketOf.get(Number(row['id'])) === bucket), `bucket ${bucket}: its source rows and its written rows only`);
+  }
 });

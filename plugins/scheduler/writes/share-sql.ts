@@ -31,7 +31,11 @@ export function ownedRowsSql(dataset: PartitionedDataset, partitions: readonly (
  */
 export function ownedRowsWithWritesSql(dataset: PartitionedDataset, partitions: readonly (readonly PartitionValue[])[], writeTable: string, rules: KeyRules): string {
   const order = quoteIdentifier(WRITE_ORDER_COLUMN);
-  const union = `SELECT *, CAST(0 AS BIGINT) AS ${order} FROM ${dataset.table} WHERE ${partitionsPredicate(dataset.keys, partitions)} UNION ALL BY NAME SELECT * FROM ${writeTable}`;
+  const predicate = partitionsPredicate(dataset.keys, partitions);
+  // A log entry holds one executor's rows of one write, for the partitions it owned then; after
+  // a rebalancing some of them belong to another executor, which loads the entry too: each
+  // takes only the rows of its own partitions.
+  const union = `SELECT *, CAST(0 AS BIGINT) AS ${order} FROM ${dataset.table} WHERE ${predicate} UNION ALL BY NAME SELECT * FROM ${writeTable} WHERE ${predicate}`;
   if (rules.primaryKey.length === 0) return `SELECT * EXCLUDE (${order}) FROM (${union}) AS owned_rows`;
   const key = rules.primaryKey.map(quoteIdentifier).join(', ');
   const direction = rules.onConflict === 'upsert' ? 'DESC' : 'ASC';
