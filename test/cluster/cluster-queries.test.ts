@@ -140,8 +140,8 @@ test.serial('a scheduler and three executors answer like one node; pruning by pa
     await victim.exited;
     const failure = await waitFor(() => sqlText(scheduler, QUERIES[0]!), (answer) => answer.status !== 200 || answer.body !== expected[0], 'a query sees the missing executor', 30_000);
     t.log(`while reassigning: ${failure.status} ${failure.body.slice(0, 200)}`);
-    // QUERIES[0] is pushed into the executors (a partial aggregate): the cluster's own error, 503.
-    // (A query the scheduler's engine runs over fetched rows reports DATASET_SOURCE_FAILED, 502.)
+    // QUERIES[0] is pushed into the executors (a partial aggregate): the cluster's own error, 503
+    // (a query the scheduler's engine runs over fetched rows answers the same: live-source-errors.test.ts).
     t.is(failure.status, 503, 'never a wrong answer: an error while a partition has no live owner');
     const { code, message } = (JSON.parse(failure.body) as { error: { code: string; message: string } }).error;
     t.is(code, 'CLUSTER_PARTITION_UNAVAILABLE');

@@ -328,9 +328,11 @@ export class FetchDatasets {
         table: { catalog: 'temp', schema: 'main', name: live.dataName },
       });
     } catch (error) {
-      const message = toQuarryError(error).message;
-      this.#log.warn('live dataset read failed', { dataset: live.config.name, from: live.config.from, error: message });
-      throw new QuarryError('DATASET_SOURCE_FAILED', `dataset ${live.config.name} is read live from ${live.config.from}, and reading it failed: ${message}`, { cause: error });
+      const failure = toQuarryError(error);
+      this.#log.warn('live dataset read failed', { dataset: live.config.name, from: live.config.from, error: failure.message });
+      // The source's own answer (its message names the dataset), as its other doors give it.
+      if (error instanceof QuarryError && live.source.passThroughCodes?.has(error.code)) throw error;
+      throw new QuarryError('DATASET_SOURCE_FAILED', `dataset ${live.config.name} is read live from ${live.config.from}, and reading it failed: ${failure.message}`, { cause: error });
     }
     await connection.run(`CREATE OR REPLACE TEMP VIEW ${quoteIdentifier(live.viewName)} AS SELECT * FROM temp.main.${data}`);
     this.#log.debug('live dataset scanned', {

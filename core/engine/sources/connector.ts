@@ -82,6 +82,13 @@ export interface FetchSource {
    * An upstream failure must throw: an error never becomes an empty result.
    */
   scan(request: ScanRequest): AsyncIterable<RecordBatch>;
+  /**
+   * Optional: codes of the source's own errors (QuarryErrors it throws from `scan`, their
+   * messages naming the dataset) that reach the client as they are — e.g. a cluster's
+   * CLUSTER_PARTITION_UNAVAILABLE (503), the answer its pushed-down queries give too. Any other
+   * failure of a live read is DATASET_SOURCE_FAILED (502), naming the dataset and the cause.
+   */
+  readonly passThroughCodes?: ReadonlySet<string>;
   close?(): Promise<void>;
 }
 

@@ -57,6 +57,8 @@ export interface ClusterView {
  */
 export class ClusterSource implements FetchSource {
   readonly kind = 'fetch';
+  /** A partition without a live owner, or an executor failing its leg: 503, as for a pushed-down query. */
+  readonly passThroughCodes: ReadonlySet<string> = new Set(['CLUSTER_PARTITION_UNAVAILABLE']);
   readonly #dataset: PartitionedDataset;
   readonly #state: ClusterState;
   readonly #bucketsOf: BucketsOf;
@@ -146,6 +148,10 @@ export class ClusterSource implements FetchSource {
           if (remaining !== undefined) remaining -= batch.numRows;
           yield batch;
         }
+      } catch (error) {
+        // An executor dropping out mid-stream: the same answer as when it refuses at once (a cancel stays a cancel).
+        if (request.signal.aborted || (error instanceof QuarryError && error.code === 'CLUSTER_PARTITION_UNAVAILABLE')) throw error;
+        throw new QuarryError('CLUSTER_PARTITION_UNAVAILABLE', `dataset "${this.#dataset.name}": executor ${legs[index]!.owner} failed its share of the scan: ${(error as Error).message}`, { cause: error });
       } finally {
         stream.cancel();
         this.#log.debug('cluster leg', { dataset: this.#dataset.name, executor: legs[index]!.owner, rows });
