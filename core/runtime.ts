@@ -75,6 +75,8 @@ export class Runtime {
   #manifest: Manifest;
   #engine: Engine | undefined;
   #pipeline: QueryPipeline | undefined;
+  /** A plugin asked for plans beside prepares (see PluginRuntime.planQueriesAhead). */
+  #planAhead = false;
   #httpEndpoint = '';
   #flight: FlightListener | undefined;
   readonly #pluginListeners: ListenerReport[] = [];
@@ -202,6 +204,7 @@ export class Runtime {
         onDatasetChanged: (dataset, reason) => this.hooks.cache.invalidate.promise({ datasets: [dataset.toLowerCase()], reason }),
       });
       this.#pipeline = new QueryPipeline({ hooks: this.hooks, engine: this.#engine, phase: this.#phase, log: this.log.child('query') });
+      this.#pipeline.planAhead = this.#planAhead;
       this.hooks.shutdown.stop.tapPromise({ name: 'core:engine', stage: STAGE.STOP_ENGINE }, async () => this.#engine?.close());
       if (abandoned()) return;
       await this.hooks.startup.promise();
@@ -272,6 +275,10 @@ export class Runtime {
       manifest: () => this.#manifest,
       engine: () => this.#engine,
       pipeline: () => this.#pipeline,
+      planQueriesAhead: () => {
+        this.#planAhead = true;
+        if (this.#pipeline) this.#pipeline.planAhead = true;
+      },
       phase: () => this.#phase.current,
     };
     for (const plugin of this.#options.plugins) {

@@ -41,6 +41,9 @@ export interface ExecuteOptions {
  *   classify -> query.before -> cache.lookup -> (query.instead | engine) -> cache.store -> (stream) -> query.after
  * The result's batches must be read to the end or `return()`ed; `query.after` fires then.
  */
+/** Only a query has a logical plan (json_serialize_plan refuses other statements): no plan is started for writes. */
+const MAY_HAVE_PLAN = /^[\s(]*(?:select|with|from|values|table|pivot|unpivot|describe|summarize)\b/i;
+
 export class QueryPipeline {
   readonly #hooks: Hooks;
   readonly #engine: Engine;
@@ -61,6 +64,13 @@ export class QueryPipeline {
     this.#log = options.log;
     this.#hooks.query.before.tap({ name: 'core:statement-policy', stage: STAGE.AUTHORIZE }, createStatementPolicy((dataset) => this.#engine.writeRefusal(dataset)));
   }
+
+  /**
+   * Set by a plugin that asks `request.logicalPlan()` of most queries (the results cache with
+   * `cache_key_type: plan`): the plan of a text not seen before is then started at once, beside
+   * the prepare that classifies it, instead of after it.
+   */
+  planAhead = false;
 
   /** Queries started and not yet finished streaming. */
   get activeCount(): number {
@@ -104,13 +114,17 @@ export class QueryPipeline {
     const prepare = () => (preparing ??= this.#engine.prepare(request.sql));
     // Prepared only to run now: live datasets are read before it is bound (one prepare, not two).
     const prepareToRun = () => (preparing ??= this.#engine.prepare(request.sql, { fillLive: true }));
+    const memoised = this.#classifications.get(request.sql);
+    // A new text's plan, when a plugin keys by plans, is made beside its prepare (another connection).
+    const early = memoised === undefined && this.planAhead && MAY_HAVE_PLAN.test(request.sql) ? this.#engine.logicalPlan(request.sql) : undefined;
+    early?.catch(() => undefined);
     try {
-      const known = this.#classifications.get(request.sql) ?? (await this.#classify(request.sql, await prepare()));
+      const known = memoised ?? (await this.#classify(request.sql, await prepare()));
       request.kind = known.kind;
       request.statementType = known.statementType;
       request.datasets = [...known.datasets];
       let plan: Promise<string> | undefined;
-      request.logicalPlan = () => (plan ??= prepare().then((query) => query.logicalPlan()));
+      request.logicalPlan = () => (plan ??= early ?? prepare().then((query) => query.logicalPlan()));
       let result: QueryResult | undefined;
       let executionMs = () => 0;
       try {

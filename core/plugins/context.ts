@@ -35,6 +35,7 @@ export interface PluginHost {
   manifest(): Manifest;
   engine(): Engine | undefined;
   pipeline(): QueryPipeline | undefined;
+  planQueriesAhead(): void;
   phase(): Phase;
 }
 
@@ -71,6 +72,7 @@ export function createPluginRuntime(host: PluginHost, pluginName: string): Plugi
       if (!pipeline) throw notYet('query');
       return pipeline.execute(options);
     },
+    planQueriesAhead: () => host.planQueriesAhead(),
     phase: () => host.phase(),
     listenAddresses: host.listenAddresses,
     cluster: host.cluster,

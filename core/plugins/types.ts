@@ -92,6 +92,12 @@ export interface PluginRuntime {
   readonly metrics: MetricsRegistry;
   /** Run a query through the same pipeline as the doors (auth decisions already made by the caller). */
   query(options: PipelineQueryOptions): Promise<{ request: QueryRequest; result: QueryResult }>;
+  /**
+   * Asks the pipeline to start a new statement text's logical plan beside the prepare that
+   * classifies it — for a plugin that reads `request.logicalPlan()` of most queries (the results
+   * cache keyed by plans): one engine round trip of latency instead of two for a new text.
+   */
+  planQueriesAhead(): void;
   readonly phase: () => Phase;
   readonly listenAddresses: ListenAddresses;
   /** Cluster flags (all unset on a single node). */

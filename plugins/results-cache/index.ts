@@ -53,6 +53,8 @@ export function createResultsCachePlugin(): ResultsCachePlugin {
       const config = runtime.section<CachingConfig>('runtime.caching')!;
       const sqlConfig = config.sql_results;
       const keys = new CacheKeyBuilder(sqlConfig.cache_key_type);
+      // Plan keys read a new text's plan on every first sight of it: started beside its prepare.
+      if (sqlConfig.enabled && sqlConfig.cache_key_type === 'plan') runtime.planQueriesAhead();
       let sqlResults: ResultCache<StoredResult> | undefined;
       const timers: NodeJS.Timeout[] = [];
 

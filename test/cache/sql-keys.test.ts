@@ -1,4 +1,5 @@
 import test from 'ava';
+import { Engine } from '../../core/engine/engine.js';
 import { withRuntime } from '../helpers/runtime.js';
 import { ask, cacheSetup } from './cache-helpers.js';
 
@@ -34,6 +35,35 @@ test('cache_key_type plan: whitespace, keyword case and qualified names share on
     t.is((await ask(context, 'select status, COUNT(*) as orders\n  from main.ORDERS   group by status order by status')).cache, 'HIT');
     t.is((await ask(context, 'SELECT status, count(*) AS orders FROM orders GROUP BY status ORDER BY status DESC')).cache, 'MISS', 'another plan');
   });
+});
+
+test.serial('plan keys: a new text\'s plan is started beside its prepare; repeated texts, writes and sql keys start none', async (t) => {
+  // Counts the engine's stand-alone plans (Engine.logicalPlan, on a connection of its own).
+  const planned: string[] = [];
+  const original = Engine.prototype.logicalPlan;
+  Engine.prototype.logicalPlan = function (this: Engine, sql: string) {
+    planned.push(sql);
+    return original.call(this, sql);
+  };
+  try {
+    await withRuntime(t, cacheSetup('caching:\n  sql_results:\n    cache_key_type: plan'), async (context) => {
+      t.true(context.runtime.pipeline.planAhead, 'the results cache asked for plans ahead');
+      t.is((await ask(context, GROUPED)).cache, 'MISS');
+      t.is((await ask(context, GROUPED)).cache, 'HIT');
+      t.is((await ask(context, `${GROUPED} -- a new text`)).cache, 'HIT', 'the early plan keys the new text to the same entry');
+      t.deepEqual(planned, [GROUPED, `${GROUPED} -- a new text`], 'one plan per new text, none for the repeated one');
+      await ask(context, "INSERT INTO events VALUES (99, 'written')");
+      t.is(planned.length, 2, 'no plan started for a write');
+    });
+    planned.length = 0;
+    await withRuntime(t, cacheSetup('caching:\n  sql_results:\n    cache_key_type: sql'), async (context) => {
+      t.false(context.runtime.pipeline.planAhead);
+      await ask(context, GROUPED);
+      t.deepEqual(planned, [], 'sql keys need no plan');
+    });
+  } finally {
+    Engine.prototype.logicalPlan = original;
+  }
 });
 
 test('cache_key_type sql: only the exact text hits', async (t) => {
