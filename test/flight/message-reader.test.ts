@@ -1,5 +1,5 @@
 import test from 'ava';
-import { Dictionary, Field, Int32, RecordBatch, Schema, Struct, Table, Utf8, makeData, tableFromArrays, vectorFromArray } from 'apache-arrow';
+import { Dictionary, Field, Int32, Message, RecordBatch, Schema, Struct, Table, Utf8, makeData, tableFromArrays, vectorFromArray, type Vector } from 'apache-arrow';
 import { QuarryError } from '../../core/errors/quarry-error.js';
 import { FlightMessageWriter, type IpcMessage } from '../../core/flight/ipc/flight-message-writer.js';
 import { readRecordBatches, type InboundIpcMessage } from '../../core/flight/ipc/flight-message-reader.js';
@@ -37,7 +37,7 @@ async function rowsOf(messages: readonly InboundIpcMessage[]): Promise<Array<Rec
   return rows;
 }
 
-test('batches and dictionaries (a new one for the second batch) read back as written, from aligned and misaligned bodies', async (t) => {
+test('batches and dictionaries (replaced, or grown by a delta) read back as written, from aligned and misaligned bodies', async (t) => {
   const whole = tableFromArrays({ id: Int32Array.from([1, 2, 3]), name: ['a', null, 'c'] }).batches[0]!;
   const plain = new Table([whole.slice(0, 2), whole.slice(2)]);
   // A dictionary column in two batches: the second batch brings a new dictionary with a new value.
@@ -46,9 +46,17 @@ test('batches and dictionaries (a new one for the second batch) read back as wri
   const dictionaryBatch = (values: string[], indices: number[]) =>
     new RecordBatch(dictionarySchema, makeData({ type: new Struct(dictionarySchema.fields), length: indices.length, nullCount: 0, children: [makeData({ type, length: indices.length, nullCount: 0, data: Int32Array.from(indices), dictionary: vectorFromArray(values, new Utf8()) })] }));
   const dictionaries = new Table([dictionaryBatch(['x', 'y'], [0, 1, 0]), dictionaryBatch(['x', 'y', 'z'], [2, 1])]);
+  // The same dictionary grown by a chunk: the writer sends only the new value, as a delta.
+  const deltaBatch = (dictionary: Vector<Utf8>, indices: number[]) =>
+    new RecordBatch(dictionarySchema, makeData({ type: new Struct(dictionarySchema.fields), length: indices.length, nullCount: 0, children: [makeData({ type, length: indices.length, nullCount: 0, data: Int32Array.from(indices), dictionary })] }));
+  const grown = vectorFromArray(['x', 'y'], new Utf8());
+  const deltas = new Table([deltaBatch(grown, [0, 1, 0]), deltaBatch(grown.concat(vectorFromArray(['z'], new Utf8())), [2, 1, 0])]);
+  const deltaMessages = messagesOf(deltas, false);
+  t.true(deltaMessages.some((message) => { const decoded = Message.decode(message.header); return decoded.isDictionaryBatch() && decoded.header().isDelta; }), 'the stream carries a delta dictionary batch');
   for (const misalign of [false, true]) {
     t.deepEqual(await rowsOf(messagesOf(plain, misalign)), [{ id: 1, name: 'a' }, { id: 2, name: null }, { id: 3, name: 'c' }], `plain, misaligned: ${misalign}`);
     t.deepEqual((await rowsOf(messagesOf(dictionaries, misalign))).map((row) => row['kind']), ['x', 'y', 'x', 'z', 'y'], `dictionaries, misaligned: ${misalign}`);
+    t.deepEqual((await rowsOf(messagesOf(deltas, misalign))).map((row) => row['kind']), ['x', 'y', 'x', 'z', 'y', 'x'], `a delta dictionary, misaligned: ${misalign}`);
   }
 });
 
