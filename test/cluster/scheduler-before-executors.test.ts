@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { startDaemon, type Daemon } from '../helpers/daemon.js';
 import { clusterDirectories, spawnScheduler, stopAll, waitFor } from './cluster-helpers.js';
 
@@ -36,16 +36,24 @@ function exitWithin(daemon: Daemon, ms: number): Promise<number | null | 'still 
   return Promise.race([daemon.exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), ms).unref())]);
 }
 
-const directories = () => clusterDirectories(manifest);
-
-test.serial('a scheduler with no executor listens, says why its partitioned dataset is not ready, and answers once an executor joins', async (t) => {
-  const paths = directories();
+/** A scheduler started alone (no executor yet), its /health checked; every process started in `body` is stopped after it. */
+async function withLoneScheduler(t: ExecutionContext, body: (context: { started: Awaited<ReturnType<typeof spawnScheduler>>; scheduler: Daemon; processes: Daemon[] }) => Promise<void>): Promise<void> {
+  const paths = clusterDirectories(manifest);
   const processes: Daemon[] = [];
   try {
     const started = await spawnScheduler(schedulerArguments(paths.manifest));
     processes.push(started.daemon);
     const scheduler = await started.http();
     t.is((await fetch(`${scheduler.baseUrl}/health`)).status, 200);
+    await body({ started, scheduler, processes });
+  } finally {
+    await stopAll(processes);
+    paths.remove();
+  }
+}
+
+test.serial('a scheduler with no executor listens, says why its partitioned dataset is not ready, and answers once an executor joins', async (t) => {
+  await withLoneScheduler(t, async ({ started, scheduler, processes }) => {
     t.is((await fetch(`${scheduler.baseUrl}/v1/ready`)).status, 503);
     const listed = (await (await fetch(`${scheduler.baseUrl}/v1/datasets`)).json()) as Array<{ name: string; status: string; waiting_for: string | null }>;
     t.like(listed.find((dataset) => dataset.name === 'orders'), { status: 'Initializing' });
@@ -68,26 +76,14 @@ test.serial('a scheduler with no executor listens, says why its partitioned data
 
     started.daemon.child.kill('SIGTERM');
     t.is(await exitWithin(started.daemon, 20_000), 0);
-  } finally {
-    await stopAll(processes);
-    paths.remove();
-  }
+  });
 });
 
 test.serial('SIGTERM to a scheduler still waiting for an executor: it exits 0 at once, without an internal error', async (t) => {
-  const paths = directories();
-  const processes: Daemon[] = [];
-  try {
-    const started = await spawnScheduler(schedulerArguments(paths.manifest));
-    processes.push(started.daemon);
-    const scheduler = await started.http();
-    t.is((await fetch(`${scheduler.baseUrl}/health`)).status, 200);
+  await withLoneScheduler(t, async ({ started }) => {
     started.daemon.child.kill('SIGTERM');
     t.is(await exitWithin(started.daemon, 20_000), 0);
     t.notRegex(started.daemon.output(), /INTERNAL|illegal runtime phase/);
     t.regex(started.daemon.output(), /runtime stopped/);
-  } finally {
-    await stopAll(processes);
-    paths.remove();
-  }
+  });
 });
