@@ -4,6 +4,11 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
  * DuckDB connections for queries. One query holds one connection from prepare to the last
  * batch; idle connections are kept (up to `maxIdle`) because connecting costs more than
  * reusing. A connection that was interrupted is closed instead of reused.
+ *
+ * A connection is never closed while it is lent out: closing one while DuckDB still runs a
+ * call on it destroys its client context from inside that call, which waits forever on the
+ * context's own lock (DuckDB 1.5; the thread-pool thread never returns, so neither does the
+ * query nor, at exit, the process). Busy connections are closed when they come back.
  */
 export class ConnectionPool {
   readonly #instance: DuckDBInstance;
@@ -11,6 +16,8 @@ export class ConnectionPool {
   readonly #maxIdle: number;
   readonly #busy = new Set<DuckDBConnection>();
   #closed = false;
+  /** Wakes `close()` once the last busy connection came back. */
+  #allReturned: (() => void) | undefined;
   readonly #initializers: Array<(connection: DuckDBConnection) => Promise<void>> = [];
 
   constructor(instance: DuckDBInstance, maxIdle = 8) {
@@ -41,6 +48,7 @@ export class ConnectionPool {
     if (!this.#busy.delete(connection)) return;
     if (this.#closed || options.discard || this.#idle.length >= this.#maxIdle) {
       connection.closeSync();
+      if (this.#busy.size === 0) this.#allReturned?.();
       return;
     }
     this.#idle.push(connection);
@@ -55,13 +63,21 @@ export class ConnectionPool {
     return this.#busy.size;
   }
 
-  close(): void {
+  /**
+   * Stops lending: idle connections are closed now, busy ones interrupted and closed as their
+   * queries give them back. Resolves once all came back, or after `waitMs`; a connection still
+   * out then stays open (see the class comment) and goes with the process.
+   */
+  async close(waitMs: number): Promise<void> {
     this.#closed = true;
     for (const connection of this.#idle.splice(0)) connection.closeSync();
-    for (const connection of this.#busy) {
-      connection.interrupt();
-      connection.closeSync();
-    }
-    this.#busy.clear();
+    if (this.#busy.size === 0) return;
+    for (const connection of this.#busy) connection.interrupt();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => (this.#allReturned = resolve)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs))),
+    ]);
+    clearTimeout(timer);
   }
 }

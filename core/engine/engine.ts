@@ -51,6 +51,13 @@ export interface PreparedQuery {
  */
 const SCHEMA_GRACE_MS = 1_000;
 
+/**
+ * How long closing the engine waits for interrupted queries to give their connections back
+ * (DuckDB stops an interrupted query within milliseconds; a connection is never closed under
+ * a running call, see ConnectionPool).
+ */
+const CLOSE_WAIT_MS = 5_000;
+
 /** Where the rows of a write to a dataset with a plugin write target are staged (a per-connection temp table). */
 const STAGED_WRITE = 'temp.main.quarry_routed_write';
 
@@ -77,6 +84,8 @@ export class Engine implements EngineApi {
   readonly #registry: DatasetRegistry;
   readonly #options: EngineOptions;
   readonly #admin: DuckDBConnection;
+  /** Calls running on the admin connection (registration in the background): settled before it closes. */
+  readonly #adminCalls = new Set<Promise<void>>();
   readonly #fetch: FetchDatasets;
   readonly #scheduler: RefreshScheduler;
   readonly #writeTargets = new Map<string, DatasetWriteTarget>();
@@ -161,7 +170,7 @@ export class Engine implements EngineApi {
    * start-up) ends the waits; nothing more is registered then.
    */
   async registerDatasets(signal?: AbortSignal): Promise<void> {
-    const run = (sql: string) => this.#admin.run(sql).then(() => undefined);
+    const run = (sql: string) => this.#runAdmin(sql);
     await this.#registry.register(run, { graceMs: SCHEMA_GRACE_MS, ...(signal ? { signal } : {}) });
     if (signal?.aborted) return;
     // Everything registered later needs no setting changed: fetch datasets' stubs live in a
@@ -200,10 +209,10 @@ export class Engine implements EngineApi {
   async #lockdown(): Promise<void> {
     const { paths, directories } = this.#registry.allowedLocations();
     const list = (values: string[]) => `[${values.map(quoteLiteral).join(', ')}]`;
-    await this.#admin.run(`SET allowed_paths = ${list(paths)}`);
-    await this.#admin.run(`SET allowed_directories = ${list(directories)}`);
-    await this.#admin.run('SET enable_external_access = false');
-    await this.#admin.run('SET lock_configuration = true');
+    await this.#runAdmin(`SET allowed_paths = ${list(paths)}`);
+    await this.#runAdmin(`SET allowed_directories = ${list(directories)}`);
+    await this.#runAdmin('SET enable_external_access = false');
+    await this.#runAdmin('SET lock_configuration = true');
   }
 
   datasets(): DatasetStatus[] {
@@ -552,12 +561,35 @@ export class Engine implements EngineApi {
     this.#pool.interruptAll();
   }
 
-  close(): void {
+  /** Runs a statement on the admin connection, tracked so that `close()` never closes it under a running call. */
+  #runAdmin(sql: string): Promise<void> {
+    const call = this.#admin.run(sql).then(() => undefined);
+    const tracked = call.catch(() => undefined).finally(() => this.#adminCalls.delete(tracked));
+    this.#adminCalls.add(tracked);
+    return call;
+  }
+
+  /**
+   * Stops refreshes, interrupts running queries and closes the engine once they stopped. A
+   * connection still busy after CLOSE_WAIT_MS is left open (closing it would hang its call for
+   * good) and goes with the process; so does the instance then.
+   */
+  async close(): Promise<void> {
     this.#scheduler.close();
     this.#registry.markShuttingDown();
-    this.#pool.close();
-    this.#admin.closeSync();
-    this.#instance.closeSync();
+    if (this.#adminCalls.size > 0) this.#admin.interrupt();
+    let timer: NodeJS.Timeout | undefined;
+    const [, adminIdle] = await Promise.all([
+      this.#pool.close(CLOSE_WAIT_MS),
+      Promise.race([
+        Promise.all(this.#adminCalls).then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS, false))),
+      ]),
+    ]);
+    clearTimeout(timer);
+    if (adminIdle) this.#admin.closeSync();
+    if (adminIdle && this.#pool.busyCount === 0) this.#instance.closeSync();
+    else this.#options.log.warn('engine closed with a statement still running; its connection is left to the process exit');
     this.#fetch.close();
   }
 }

@@ -72,8 +72,13 @@ export async function streamResult(options: {
       }
     },
     async return() {
-      finish();
-      await source.return?.();
+      // The fetch the pump has in flight settles first: the connection goes back to the pool
+      // (or is closed, when interrupted) only once DuckDB is done with it.
+      try {
+        await source.return?.();
+      } finally {
+        finish();
+      }
       return { done: true, value: undefined };
     },
   };
