@@ -3,6 +3,7 @@ import type { RecordBatch } from 'apache-arrow';
 import type { FastifyReply } from 'fastify';
 import type { QueryResult } from '../pipeline/types.js';
 import { encodeArrowStream, encodeCsv, encodeJson } from './encoders/index.js';
+import { whenClientGone } from './client-gone.js';
 import { CONTENT_TYPES, type ResultFormat } from './negotiate.js';
 
 /**
@@ -28,9 +29,7 @@ export async function sendResult(reply: FastifyReply, result: QueryResult, forma
     closed = true;
     void iterator.return?.();
   };
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) close();
-  });
+  whenClientGone(reply.raw, close);
   let first: IteratorResult<RecordBatch> | undefined = await iterator.next();
   const replayed: AsyncIterable<RecordBatch> = {
     [Symbol.asyncIterator]: () => ({

@@ -4,6 +4,7 @@ import { sendResult } from '../send-result.js';
 import { readSqlBody } from '../sql-body.js';
 import type { RouteContext } from './context.js';
 import { LazyAbort } from '../../pipeline/lazy-abort.js';
+import { whenClientGone } from '../client-gone.js';
 
 /** `POST /v1/sql`: one statement in, the result streamed out as JSON rows, CSV or Arrow IPC. */
 export function registerSqlRoute(app: FastifyInstance, context: RouteContext): void {
@@ -12,9 +13,7 @@ export function registerSqlRoute(app: FastifyInstance, context: RouteContext): v
     const format = negotiateFormat(request.headers.accept);
     // The engine query stops when the client goes away before the response is complete.
     const abort = new LazyAbort();
-    reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) abort.abort();
-    });
+    whenClientGone(reply.raw, () => abort.abort());
     const { result } = await context.pipeline.execute({
       sql,
       parameters,
