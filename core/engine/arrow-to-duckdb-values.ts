@@ -26,13 +26,14 @@ const microsPerUnit: Record<number, bigint> = { [TimeUnit.SECOND]: 1_000_000n, [
 
 function rawInteger(data: Data | undefined, row: number): bigint {
   const values = data!.values as BigInt64Array | Int32Array;
-  const value = values[data!.offset + row]!;
+  // Arrow's slices cut the values buffer itself; `offset` applies to the null bitmap only.
+  const value = values[row]!;
   return typeof value === 'bigint' ? value : BigInt(value);
 }
 
 function rawDecimal(data: Data, row: number): bigint {
   const words = data.values as Uint32Array;
-  const base = (data.offset + row) * 4;
+  const base = row * 4;
   let value = 0n;
   for (let word = 3; word >= 0; word--) value = (value << 32n) | BigInt(words[base + word]!);
   return BigInt.asIntN(128, value);
