@@ -14,6 +14,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   'tls-reload': () => import('./tls-reload/run.js'),
   startup: () => import('./startup/run.js'),
   cluster: () => import('./cluster/run.js'),
+  ingest: () => import('./ingest/run.js'),
 };
 
 const name = process.argv[2];

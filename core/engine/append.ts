@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { DuckDBDataChunk } from './duckdb-api.js';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { QuarryError } from '../errors/quarry-error.js';
+import { writeColumnDirect } from './append-direct.js';
 import { duckdbValuesFor } from './arrow-to-duckdb-values.js';
 
 /** DuckDB's vector size: a data chunk holds at most this many rows. */
@@ -42,9 +43,11 @@ export async function appendBatches(options: {
         const chunk = DuckDBDataChunk.create(targetTypes, count);
         targetNames.forEach((name, column) => {
           const source = sourceIndexes[column];
-          const values = source === undefined
+          const vector = source === undefined ? undefined : batch.getChildAt(source)!;
+          if (vector && writeColumnDirect(chunk, column, vector, start, count, targetTypes[column]!)) return;
+          const values = vector === undefined
             ? new Array(count).fill(null)
-            : duckdbValuesFor(batch.getChildAt(source)!, start, count, targetTypes[column]!, name);
+            : duckdbValuesFor(vector, start, count, targetTypes[column]!, name);
           chunk.setColumnValues(column, values);
         });
         appender.appendDataChunk(chunk);
