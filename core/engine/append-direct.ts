@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import bindings from '@duckdb/node-bindings';
 import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
 import { DateUnit, Precision, TimeUnit, Type, type Data, type Vector } from 'apache-arrow';
@@ -6,8 +7,8 @@ import { DuckDBTypeId } from './duckdb-api.js';
 /**
  * Writes one Arrow column slice straight into a data chunk's vector when the two store values
  * alike: integers, floats, dates in days, timestamps in microseconds and decimals of the same
- * scale are copied as bytes (decimals narrowed to DuckDB's 2-, 4- or 8-byte storage), and the
- * null bitmap becomes the vector's validity mask. Returns false for anything else; the caller
+ * scale are copied as bytes (decimals narrowed to DuckDB's 2-, 4- or 8-byte storage), strings
+ * and blobs go in as their bytes, and the null bitmap becomes the vector's validity mask. Returns false for anything else; the caller
  * then converts value by value (`duckdbValuesFor`), which costs ~1–3 µs a value.
  */
 export function writeColumnDirect(chunk: DuckDBDataChunk, column: number, vector: Vector, start: number, count: number, target: DuckDBType): boolean {
@@ -16,6 +17,11 @@ export function writeColumnDirect(chunk: DuckDBDataChunk, column: number, vector
   const layout = layoutFor(vector, target);
   if (layout === undefined) return false;
   const raw = bindings.data_chunk_get_vector(chunk.chunk, column);
+  if (layout.kind === 'strings') {
+    if (!writeStrings(raw, data, start, count, layout.utf8)) return false;
+    writeValidity(raw, data, start, count);
+    return true;
+  }
   // Arrow's slices cut the values buffer itself; `offset` applies to the null bitmap only.
   const values = data.values as ArrayBufferView;
   if (layout.kind === 'bytes') {
@@ -24,15 +30,44 @@ export function writeColumnDirect(chunk: DuckDBDataChunk, column: number, vector
     const narrowed = narrowDecimals(values as Uint32Array, start, count, layout.width);
     bindings.copy_data_to_vector(raw, 0, narrowed.buffer as ArrayBuffer, 0, narrowed.byteLength);
   }
-  if (data.nullCount > 0 && data.nullBitmap) {
-    const mask = validityMask(data.nullBitmap, data.offset + start, count);
-    bindings.vector_ensure_validity_writable(raw);
-    bindings.copy_data_to_vector_validity(raw, 0, mask.buffer as ArrayBuffer, 0, mask.byteLength);
+  writeValidity(raw, data, start, count);
+  return true;
+}
+
+function writeValidity(raw: ReturnType<typeof bindings.data_chunk_get_vector>, data: Data, start: number, count: number): void {
+  if (data.nullCount === 0 || !data.nullBitmap) return;
+  const mask = validityMask(data.nullBitmap, data.offset + start, count);
+  bindings.vector_ensure_validity_writable(raw);
+  bindings.copy_data_to_vector_validity(raw, 0, mask.buffer as ArrayBuffer, 0, mask.byteLength);
+}
+
+/**
+ * Strings and blobs as their bytes (no decoding to JavaScript strings and back). Text must be
+ * valid UTF-8 element by element, or nothing is written and false returned: the value-by-value
+ * path then replaces the invalid bytes, as every other text the engine takes in.
+ */
+function writeStrings(raw: ReturnType<typeof bindings.data_chunk_get_vector>, data: Data, start: number, count: number, utf8: boolean): boolean {
+  // Variable-width slices cut the offsets, not the bytes: offsets index the whole buffer.
+  const offsets = data.valueOffsets as Int32Array;
+  const bytes = data.values as Uint8Array;
+  if (utf8) {
+    if (!isUtf8(bytes.subarray(offsets[start]!, offsets[start + count]!))) return false;
+    // Valid as a whole, but one element may still end inside a character the next one completes.
+    for (let row = 0; row < count; row++) {
+      const from = offsets[start + row]!;
+      if (from < offsets[start + row + 1]! && (bytes[from]! & 0xc0) === 0x80) return false;
+    }
+  }
+  const nulls = data.nullCount > 0 ? data.nullBitmap : null;
+  for (let row = 0; row < count; row++) {
+    const bit = data.offset + start + row;
+    if (nulls && !((nulls[bit >> 3]! >> (bit & 7)) & 1)) continue;
+    bindings.vector_assign_string_element_len(raw, row, bytes.subarray(offsets[start + row]!, offsets[start + row + 1]!));
   }
   return true;
 }
 
-type Layout = { kind: 'bytes'; width: number } | { kind: 'decimal'; width: 2 | 4 | 8 };
+type Layout = { kind: 'bytes'; width: number } | { kind: 'decimal'; width: 2 | 4 | 8 } | { kind: 'strings'; utf8: boolean };
 
 /** How the Arrow column's values map onto the target's storage, or undefined when they do not. */
 function layoutFor(vector: Vector, target: DuckDBType): Layout | undefined {
@@ -58,6 +93,8 @@ function layoutFor(vector: Vector, target: DuckDBType): Layout | undefined {
       if (width > 18) return { kind: 'bytes', width: 16 }; // HUGEINT storage: the same 128-bit little-endian integer
       return { kind: 'decimal', width: width <= 4 ? 2 : width <= 9 ? 4 : 8 };
     }
+    case DuckDBTypeId.VARCHAR: return type.typeId === Type.Utf8 ? { kind: 'strings', utf8: true } : undefined;
+    case DuckDBTypeId.BLOB: return type.typeId === Type.Binary ? { kind: 'strings', utf8: false } : undefined;
     default: return undefined;
   }
 }

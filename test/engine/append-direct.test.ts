@@ -1,6 +1,6 @@
 import test from 'ava';
 import {
-  DateDay, Decimal, Field, Float32, Float64, Int16, Int32, Int64, Int8, makeData, RecordBatch, Schema, Struct,
+  Binary, DateDay, Decimal, Field, Float32, Float64, Int16, Int32, Int64, Int8, makeData, RecordBatch, Schema, Struct,
   TimestampMicrosecond, Uint16, Uint32, Uint64, Uint8, Utf8, vectorFromArray, type Data, type DataType,
 } from 'apache-arrow';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -63,6 +63,10 @@ const fill = <T extends { length: number; [index: number]: number | bigint }>(ar
   return array;
 };
 
+const label = (row: number) => (row % 11 === 5 ? '' : `ŝtring ${row} 🎉`);
+const blob = (row: number) => Uint8Array.from({ length: row % 5 }, (_, index) => (row + index * 61) % 256);
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
 function buildBatch(): RecordBatch {
   const columns: Array<[string, DataType, Data]> = [];
   const add = (name: string, type: DataType, values: ArrayBufferView) => columns.push([name, type, column(type, values, name !== 'id')]);
@@ -85,8 +89,10 @@ function buildBatch(): RecordBatch {
   add('dec18', new Decimal(1, 18, 128), decimalWords(unscaled.dec18));
   add('dec38', new Decimal(5, 38, 128), decimalWords(unscaled.dec38));
   add('rescaled', new Decimal(1, 5, 128), decimalWords(unscaled.rescaled));
-  const labels = vectorFromArray(Array.from({ length: ROWS }, (_, row) => (isNull(row) ? null : `label ${row}`)), new Utf8());
+  const labels = vectorFromArray(Array.from({ length: ROWS }, (_, row) => (isNull(row) ? null : label(row))), new Utf8());
   columns.push(['label', new Utf8(), labels.data[0]!]);
+  const blobs = vectorFromArray(Array.from({ length: ROWS }, (_, row) => (isNull(row) ? null : blob(row))), new Binary());
+  columns.push(['bytes', new Binary(), blobs.data[0]!]);
   const schema = new Schema(columns.map(([name, type]) => new Field(name, type, true)));
   return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: ROWS, nullCount: 0, children: columns.map(([, , data]) => data) }));
 }
@@ -104,7 +110,7 @@ test('every fixed-width type lands exactly, NULLs included, across chunks and un
   try {
     await connection.run(`CREATE TABLE t (id INTEGER, i8 TINYINT, i16 SMALLINT, i32 INTEGER, i64 BIGINT, u8 UTINYINT, u16 USMALLINT,
       u32 UINTEGER, u64 UBIGINT, f32 FLOAT, f64 DOUBLE, d DATE, ts TIMESTAMP, tstz TIMESTAMPTZ, dec4 DECIMAL(4,2), dec9 DECIMAL(9,3),
-      dec18 DECIMAL(18,1), dec38 DECIMAL(38,5), rescaled DECIMAL(10,2), label VARCHAR)`);
+      dec18 DECIMAL(18,1), dec38 DECIMAL(38,5), rescaled DECIMAL(10,2), label VARCHAR, bytes BLOB)`);
     const batch = buildBatch();
     // Offsets 0 (aligned), 1000 (aligned, then a chunk boundary inside the slice) and 3100 (not byte-aligned).
     const slices = [batch.slice(0, 1_000), batch.slice(1_000, 3_100), batch.slice(3_100, ROWS)];
@@ -114,17 +120,17 @@ test('every fixed-width type lands exactly, NULLs included, across chunks and un
     const rows = await appendBatches({ connection, table: { catalog: 'memory', schema: 'main', name: 't' }, schema: batch.schema, batches: batches(), signal: new AbortController().signal });
     t.is(rows, ROWS);
     const reader = await connection.runAndReadAll(`SELECT id, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, d - DATE '1970-01-01' AS days, epoch_us(ts) AS ts,
-      epoch_us(tstz) AS tstz, dec4::VARCHAR, dec9::VARCHAR, dec18::VARCHAR, dec38::VARCHAR, rescaled::VARCHAR, label FROM t ORDER BY id`);
+      epoch_us(tstz) AS tstz, dec4::VARCHAR, dec9::VARCHAR, dec18::VARCHAR, dec38::VARCHAR, rescaled::VARCHAR, label, hex(bytes) FROM t ORDER BY id`);
     const actual = reader.getRowsJS();
     t.is(actual.length, ROWS);
     const mismatches: string[] = [];
     for (const [row, values] of actual.entries()) {
       const want = isNull(row)
-        ? [row, ...Array(19).fill(null)]
+        ? [row, ...Array(20).fill(null)]
         : [row, expected.i8(row), expected.i16(row), expected.i32(row), expected.i64(row), expected.u8(row), expected.u16(row), expected.u32(row),
             expected.u64(row), expected.f32(row), expected.f64(row), expected.days(row), expected.micros(row), expected.micros(row),
             decimalText(unscaled.dec4(row), 2), decimalText(unscaled.dec9(row), 3), decimalText(unscaled.dec18(row), 1),
-            decimalText(unscaled.dec38(row), 5), decimalText(unscaled.rescaled(row) * 10n, 2), `label ${row}`];
+            decimalText(unscaled.dec38(row), 5), decimalText(unscaled.rescaled(row) * 10n, 2), label(row), hex(blob(row)).toUpperCase()];
       for (let index = 0; index < want.length; index++) {
         const wanted = want[index];
         const value = values[index];
@@ -133,6 +139,31 @@ test('every fixed-width type lands exactly, NULLs included, across chunks and un
       }
     }
     t.deepEqual(mismatches, []);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+});
+
+test('text that is not valid UTF-8 element by element is converted value by value: invalid bytes become U+FFFD', async (t) => {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    await connection.run('CREATE TABLE t (id INTEGER, text VARCHAR)');
+    const schema = new Schema([new Field('id', new Int32(), false), new Field('text', new Utf8(), false)]);
+    const batchOf = (first: number, bytes: number[], offsets: number[]) => {
+      const length = offsets.length - 1;
+      const text = makeData({ type: new Utf8(), length, nullCount: 0, valueOffsets: Int32Array.from(offsets), data: Uint8Array.from(bytes) });
+      const ids = makeData({ type: new Int32(), length, nullCount: 0, data: Int32Array.from({ length }, (_, index) => first + index) });
+      return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length, nullCount: 0, children: [ids, text] }));
+    };
+    // "é" split over two elements: the bytes as a whole are valid UTF-8, each element is not.
+    const split = batchOf(0, [0xc3, 0xa9, 0x6f, 0x6b], [0, 1, 2, 4]);
+    // A stray 0xFF.
+    const stray = batchOf(3, [0xff, 0x41], [0, 2]);
+    await appendBatches({ connection, table: { catalog: 'memory', schema: 'main', name: 't' }, schema, batches: (async function* () { yield split; yield stray; })(), signal: new AbortController().signal });
+    const rows = (await connection.runAndReadAll('SELECT text FROM t ORDER BY id')).getRowsJS().map((row) => row[0]);
+    t.deepEqual(rows, ['\uFFFD', '\uFFFD', 'ok', '\uFFFDA']);
   } finally {
     connection.closeSync();
     instance.closeSync();
