@@ -22,6 +22,7 @@ import { openBatchStream } from './arrow/index.js';
 import { engineError } from './engine-errors.js';
 import { defaultMemoryLimitBytes } from './memory-limit.js';
 import { bindParameters } from './parameters.js';
+import { ResultModes, type ResultMode } from './result-modes.js';
 import { streamResult, type EngineStream } from './result-stream.js';
 import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
 import { columnDefinitions } from './fetch/duckdb-column-types.js';
@@ -89,6 +90,8 @@ export class Engine implements EngineApi {
   readonly #fetch: FetchDatasets;
   readonly #scheduler: RefreshScheduler;
   readonly #writeTargets = new Map<string, DatasetWriteTarget>();
+  /** Which statements' results run whole rather than streamed (small, sparse ones: see ResultModes). */
+  readonly #resultModes = new ResultModes();
   /** Datasets registered after start-up: settles once each has registered (and loaded) or failed once. */
   #late: Promise<void> = Promise.resolve();
   readonly #mapError = (error: unknown) => engineError(error, { datasetNames: () => this.datasetNames(), unavailable: (table) => this.#registry.unavailable(table) });
@@ -492,7 +495,12 @@ export class Engine implements EngineApi {
           if (route) return this.#executeRouted(route.target, { prepared, connection, parameters, signal, finish, mapError });
           try {
             bindParameters(prepared, parameters);
-            return await streamResult({ prepared, connection, signal, onFinish: finish, mapError });
+            const mode = this.#resultModes.modeFor(sql);
+            return await streamResult({
+              prepared, connection, signal, onFinish: finish, mapError,
+              materialize: mode === 'materialize',
+              onComplete: (seen) => this.#resultModes.learn(sql, mode, seen),
+            });
           } catch (error) {
             finish(signal.aborted);
             throw mapError(error);
@@ -550,6 +558,11 @@ export class Engine implements EngineApi {
       () => this.#pool.release(connection),
       () => this.#pool.release(connection, { discard: true }),
     );
+  }
+
+  /** How the next run of this statement text hands its result over (see ResultModes). */
+  resultMode(sql: string): ResultMode {
+    return this.#resultModes.modeFor(sql);
   }
 
   /** Number of queries holding a connection now. */

@@ -2,6 +2,7 @@ import type { RecordBatch, Schema } from 'apache-arrow';
 import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { QuarryError } from '../errors/quarry-error.js';
 import { openBatchStream } from './arrow/index.js';
+import type { ChunkCounters } from './arrow/record-batch-stream.js';
 
 /** The engine's answer to one query: the Arrow schema up front, then batches as they are produced. */
 export interface EngineStream {
@@ -21,6 +22,10 @@ export async function streamResult(options: {
   signal: AbortSignal;
   onFinish: (discardConnection: boolean) => void;
   mapError: (error: unknown) => QuarryError;
+  /** Computed whole before it is read (see ResultModes); streamed chunk by chunk otherwise. */
+  materialize?: boolean;
+  /** Told the chunks and rows of a result read to its end. */
+  onComplete?: (seen: ChunkCounters) => void;
 }): Promise<EngineStream> {
   const { connection, signal } = options;
   let engineMs = 0;
@@ -28,6 +33,7 @@ export async function streamResult(options: {
   // query clears the flag when it begins): while the statement is being started, the
   // interrupt is repeated until it answers, so an early cancel is never lost.
   let opening = true;
+  const counters: ChunkCounters = { chunks: 0, rows: 0, batches: 0 };
   const onAbort = () => {
     connection.interrupt();
     const repeat = setInterval(() => (opening ? connection.interrupt() : clearInterval(repeat)), INTERRUPT_REPEAT_MS);
@@ -38,7 +44,8 @@ export async function streamResult(options: {
   const started = performance.now();
   let opened: Awaited<ReturnType<typeof openBatchStream>>;
   try {
-    opened = await openBatchStream(await options.prepared.stream());
+    const result = options.materialize ? await options.prepared.run() : await options.prepared.stream();
+    opened = await openBatchStream(result, { counters });
   } catch (error) {
     signal.removeEventListener('abort', onAbort);
     throw error;
@@ -64,7 +71,10 @@ export async function streamResult(options: {
       try {
         const next = await source.next();
         engineMs += performance.now() - fetchStarted;
-        if (next.done) finish();
+        if (next.done) {
+          finish();
+          options.onComplete?.(counters);
+        }
         return next;
       } catch (error) {
         finish();

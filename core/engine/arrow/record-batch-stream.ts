@@ -13,6 +13,15 @@ export interface ArrowBatchStream {
 export interface StreamOptions extends BatchSizeOptions {
   /** Stops fetching when aborted; the iteration then throws the signal's reason. */
   readonly signal?: AbortSignal;
+  /** Counts the engine's chunks and their rows as they are fetched (how sparse a result streams). */
+  readonly counters?: ChunkCounters;
+}
+
+export interface ChunkCounters {
+  chunks: number;
+  rows: number;
+  /** Arrow batches made of them (each at most ~2.5 MiB, see BatchAssembler). */
+  batches: number;
 }
 
 /** The Arrow schema of a DuckDB result (column names as DuckDB gives them, even if repeated). */
@@ -41,6 +50,10 @@ export async function openBatchStream(result: DuckDBResult, options: StreamOptio
   const schema = arrowSchemaFor(result);
   options.signal?.throwIfAborted();
   const first = await result.fetchChunk();
+  if (options.counters && first !== null && first.rowCount > 0) {
+    options.counters.chunks += 1;
+    options.counters.rows += first.rowCount;
+  }
   return { schema, batches: batchesOf(result, schema, options, { chunk: first }) };
 }
 
@@ -55,7 +68,7 @@ function batchesOf(result: DuckDBResult, schema: Schema, options: StreamOptions,
     [Symbol.asyncIterator]() {
       if (taken) throw new Error('the batches of a result can be read once');
       taken = true;
-      return new BatchPump(result, new BatchAssembler(schema, result.columnTypes(), options), options.signal, prefetched);
+      return new BatchPump(result, new BatchAssembler(schema, result.columnTypes(), options), options, prefetched);
     },
   };
 }
@@ -79,6 +92,7 @@ class BatchPump implements AsyncIterator<RecordBatch> {
   readonly #result: DuckDBResult;
   readonly #assembler: BatchAssembler;
   readonly #signal: AbortSignal | undefined;
+  readonly #counters: ChunkCounters | undefined;
   readonly #finished: Promise<void>;
   #ended = false;
   #stopped = false;
@@ -88,10 +102,11 @@ class BatchPump implements AsyncIterator<RecordBatch> {
   /** Wakes the pump waiting for room in the queue (or for `return()`). */
   #pumpWaiting: (() => void) | null = null;
 
-  constructor(result: DuckDBResult, assembler: BatchAssembler, signal: AbortSignal | undefined, prefetched: { chunk: Chunk } | null) {
+  constructor(result: DuckDBResult, assembler: BatchAssembler, options: StreamOptions, prefetched: { chunk: Chunk } | null) {
     this.#result = result;
     this.#assembler = assembler;
-    this.#signal = signal;
+    this.#signal = options.signal;
+    this.#counters = options.counters;
     this.#finished = this.#run(prefetched !== null ? Promise.resolve(prefetched.chunk) : null);
   }
 
@@ -99,6 +114,8 @@ class BatchPump implements AsyncIterator<RecordBatch> {
     let inFlight: Promise<Chunk> | null = null;
     try {
       this.#signal?.throwIfAborted();
+      // A prefetched first chunk was counted by openBatchStream already.
+      let countThis = first === null;
       inFlight = first ?? this.#result.fetchChunk();
       inFlight.catch(() => undefined);
       for (;;) {
@@ -107,6 +124,11 @@ class BatchPump implements AsyncIterator<RecordBatch> {
         if (this.#stopped) return;
         this.#signal?.throwIfAborted();
         if (chunk === null || chunk.rowCount === 0) break;
+        if (countThis && this.#counters) {
+          this.#counters.chunks += 1;
+          this.#counters.rows += chunk.rowCount;
+        }
+        countThis = true;
         // The next chunk is on its way while this one is converted. It may fail while the
         // pump waits for room, before anything awaits it: mark it handled now (the failure
         // still reaches the `await` above).
@@ -132,6 +154,7 @@ class BatchPump implements AsyncIterator<RecordBatch> {
   }
 
   #push(batch: RecordBatch): void {
+    if (this.#counters) this.#counters.batches += 1;
     this.#queue.push(batch);
     this.#wakeConsumer();
   }

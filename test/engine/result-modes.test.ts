@@ -1,0 +1,56 @@
+import test from 'ava';
+import { ResultModes } from '../../core/engine/result-modes.js';
+import { withRuntime } from '../helpers/runtime.js';
+
+test('a small, sparse streamed result runs whole next time; a whole result that grew large streams again', (t) => {
+  const modes = new ResultModes();
+  const sql = 'SELECT id FROM t WHERE rare';
+  t.is(modes.modeFor(sql), 'stream');
+  modes.learn(sql, 'stream', { chunks: 600, rows: 12_000, batches: 1 });
+  t.is(modes.modeFor(sql), 'materialize', '20 rows a chunk over 600 chunks');
+  modes.learn(sql, 'materialize', { chunks: 6, rows: 12_000, batches: 1 });
+  t.is(modes.modeFor(sql), 'materialize', 'still small');
+  modes.learn(sql, 'materialize', { chunks: 100, rows: 200_000, batches: 4 });
+  t.is(modes.modeFor(sql), 'stream', 'grew past the row bound');
+
+  const dense = 'SELECT * FROM t';
+  modes.learn(dense, 'stream', { chunks: 40, rows: 80_000, batches: 2 });
+  t.is(modes.modeFor(dense), 'stream', 'full chunks stay streamed');
+  const few = 'SELECT * FROM t WHERE one';
+  modes.learn(few, 'stream', { chunks: 3, rows: 3, batches: 1 });
+  t.is(modes.modeFor(few), 'stream', 'too few chunks to matter');
+  const large = 'SELECT * FROM t WHERE many';
+  modes.learn(large, 'stream', { chunks: 5_000, rows: 500_000, batches: 8 });
+  t.is(modes.modeFor(large), 'stream', 'sparse but large: streamed, memory stays bounded');
+  const wide = 'SELECT blob FROM t WHERE rare';
+  modes.learn(wide, 'stream', { chunks: 600, rows: 12_000, batches: 9 });
+  t.is(modes.modeFor(wide), 'stream', 'few rows but many bytes: streamed');
+  modes.learn(sql, 'stream', { chunks: 600, rows: 12_000, batches: 1 });
+  modes.learn(sql, 'materialize', { chunks: 6, rows: 12_000, batches: 9 });
+  t.is(modes.modeFor(sql), 'stream', 'a whole result that grew wide streams again');
+});
+
+test('a selective query answers the same rows streamed and then whole, and the engine switches modes as its result changes', async (t) => {
+  await withRuntime(t, { manifest: 'datasets: []\n' }, async ({ runtime, sql }) => {
+    await runtime.engine.runInternal('CREATE TABLE main.sparse AS SELECT range AS id, hash(range) % 1000 AS h FROM range(300000)');
+    const query = 'SELECT id FROM sparse WHERE h = 7 ORDER BY id';
+    const ask = async () => (await (await sql(query, { accept: 'application/json', headers: { 'cache-control': 'no-cache' } })).json()) as Array<{ id: number }>;
+    t.is(runtime.engine.resultMode(query), 'stream');
+    const streamed = await ask();
+    t.true(streamed.length > 100 && streamed.length < 1_000, `${streamed.length} rows`);
+    // ORDER BY gathers the rows before the first chunk: DuckDB hands them out packed, not sparse.
+    t.is(runtime.engine.resultMode(query), 'stream');
+
+    const unordered = 'SELECT id FROM sparse WHERE h = 7';
+    const askUnordered = async () => ((await (await sql(unordered, { accept: 'application/json', headers: { 'cache-control': 'no-cache' } })).json()) as Array<{ id: number }>).map((row) => row.id).sort((a, b) => a - b);
+    const first = await askUnordered();
+    t.is(runtime.engine.resultMode(unordered), 'materialize', 'a few rows per chunk scanned: computed whole next time');
+    const second = await askUnordered();
+    t.deepEqual(second, first);
+    t.deepEqual(first, streamed.map((row) => row.id));
+
+    await runtime.engine.runInternal('INSERT INTO main.sparse SELECT 1000000 + range, 7 FROM range(150000)');
+    t.is((await askUnordered()).length, first.length + 150_000, 'the whole result has every row');
+    t.is(runtime.engine.resultMode(unordered), 'stream', 'too large to compute whole: streamed again');
+  });
+});
