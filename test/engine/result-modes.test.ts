@@ -2,32 +2,28 @@ import test from 'ava';
 import { ResultModes } from '../../core/engine/result-modes.js';
 import { withRuntime } from '../helpers/runtime.js';
 
-test('a small, sparse streamed result runs whole next time; a whole result that grew large streams again', (t) => {
-  const modes = new ResultModes();
-  const sql = 'SELECT id FROM t WHERE rare';
-  t.is(modes.modeFor(sql), 'stream');
-  modes.learn(sql, 'stream', { chunks: 600, rows: 12_000, batches: 1 });
-  t.is(modes.modeFor(sql), 'materialize', '20 rows a chunk over 600 chunks');
-  modes.learn(sql, 'materialize', { chunks: 6, rows: 12_000, batches: 1 });
-  t.is(modes.modeFor(sql), 'materialize', 'still small');
-  modes.learn(sql, 'materialize', { chunks: 100, rows: 200_000, batches: 4 });
-  t.is(modes.modeFor(sql), 'stream', 'grew past the row bound');
+type Seen = { chunks: number; rows: number; batches: number };
+const SPARSE: Seen = { chunks: 600, rows: 12_000, batches: 1 };
 
-  const dense = 'SELECT * FROM t';
-  modes.learn(dense, 'stream', { chunks: 40, rows: 80_000, batches: 2 });
-  t.is(modes.modeFor(dense), 'stream', 'full chunks stay streamed');
-  const few = 'SELECT * FROM t WHERE one';
-  modes.learn(few, 'stream', { chunks: 3, rows: 3, batches: 1 });
-  t.is(modes.modeFor(few), 'stream', 'too few chunks to matter');
-  const large = 'SELECT * FROM t WHERE many';
-  modes.learn(large, 'stream', { chunks: 5_000, rows: 500_000, batches: 8 });
-  t.is(modes.modeFor(large), 'stream', 'sparse but large: streamed, memory stays bounded');
-  const wide = 'SELECT blob FROM t WHERE rare';
-  modes.learn(wide, 'stream', { chunks: 600, rows: 12_000, batches: 9 });
-  t.is(modes.modeFor(wide), 'stream', 'few rows but many bytes: streamed');
-  modes.learn(sql, 'stream', { chunks: 600, rows: 12_000, batches: 1 });
-  modes.learn(sql, 'materialize', { chunks: 6, rows: 12_000, batches: 9 });
-  t.is(modes.modeFor(sql), 'stream', 'a whole result that grew wide streams again');
+/** Each case: what runs of one statement showed, in order, and the mode its next run takes. */
+const CASES: Array<[string, Array<['stream' | 'materialize', Seen]>, 'stream' | 'materialize']> = [
+  ['never run', [], 'stream'],
+  ['20 rows a chunk over 600 chunks', [['stream', SPARSE]], 'materialize'],
+  ['run whole and still small', [['stream', SPARSE], ['materialize', { chunks: 6, rows: 12_000, batches: 1 }]], 'materialize'],
+  ['run whole and grown past the row bound', [['stream', SPARSE], ['materialize', { chunks: 100, rows: 200_000, batches: 4 }]], 'stream'],
+  ['run whole and grown wide', [['stream', SPARSE], ['materialize', { chunks: 6, rows: 12_000, batches: 9 }]], 'stream'],
+  ['full chunks', [['stream', { chunks: 40, rows: 80_000, batches: 2 }]], 'stream'],
+  ['too few chunks to matter', [['stream', { chunks: 3, rows: 3, batches: 1 }]], 'stream'],
+  ['sparse but many rows (memory stays bounded)', [['stream', { chunks: 5_000, rows: 500_000, batches: 8 }]], 'stream'],
+  ['few rows but many bytes', [['stream', { chunks: 600, rows: 12_000, batches: 9 }]], 'stream'],
+];
+
+test('a small, sparse streamed result runs whole next time; a whole result that grew large streams again', (t) => {
+  for (const [name, runs, expected] of CASES) {
+    const modes = new ResultModes();
+    for (const [mode, seen] of runs) modes.learn('SELECT 1', mode, seen);
+    t.is(modes.modeFor('SELECT 1'), expected, name);
+  }
 });
 
 test('a selective query answers the same rows streamed and then whole, and the engine switches modes as its result changes', async (t) => {
