@@ -3,11 +3,9 @@
  * HTTP and over Flight must print the same bytes (apart from the timing), and Flight
  * failures must read like their HTTP counterparts.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import test from 'ava';
 import { runCommand } from '../helpers/daemon.js';
+import { temporaryDirectory } from '../helpers/temporary-directory.js';
 import { QUICKSTART_MANIFEST, withRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { closedPort } from './helpers/closed-port.js';
 
@@ -22,7 +20,7 @@ const setup = { manifest: UNCACHED_MANIFEST, withQuickstartData: true, flight: t
 
 /** A private history folder and no key from the developer's environment. */
 function quarry(args: string[], input = '') {
-  const env = { QUARRY_HOME: mkdtempSync(join(tmpdir(), 'quarry-flight-home-')), QUARRY_API_KEY: '', NO_COLOR: '1' };
+  const env = { QUARRY_HOME: temporaryDirectory('quarry-flight-home-'), QUARRY_API_KEY: '', NO_COLOR: '1' };
   return runCommand('quarry', args, { env, input });
 }
 

@@ -22,6 +22,7 @@ import { FlightQueryTransport } from '../../cli/quarry/transport/flight-query-tr
 import { defaultPlugins } from '../../plugins/default-bundle.js';
 import { withFlight } from '../flight/flight-helpers.js';
 import { runCommand } from '../helpers/daemon.js';
+import { temporaryDirectory } from '../helpers/temporary-directory.js';
 import { QUICKSTART_MANIFEST, withRuntime, writeManifestDirectory } from '../helpers/runtime.js';
 import { startQuarry } from './helpers/cli-process.js';
 import { closedPort } from './helpers/closed-port.js';
@@ -38,7 +39,7 @@ runtime:
 const setup = { manifest: UNCACHED_MANIFEST, withQuickstartData: true, flight: true };
 
 function quarry(args: string[], options: { env?: Record<string, string>; input?: string } = {}) {
-  const env = { QUARRY_HOME: mkdtempSync(join(tmpdir(), 'quarry-flight-home-')), QUARRY_API_KEY: '', NO_COLOR: '1', ...options.env };
+  const env = { QUARRY_HOME: temporaryDirectory('quarry-flight-home-'), QUARRY_API_KEY: '', NO_COLOR: '1', ...options.env };
   return runCommand('quarry', args, { env, input: options.input ?? '' });
 }
 

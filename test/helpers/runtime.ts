@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionContext } from 'ava';
@@ -8,6 +7,7 @@ import { loadManifest } from '../../core/manifest/load.js';
 import { Runtime } from '../../core/runtime.js';
 import type { QuarryPlugin } from '../../core/plugins/types.js';
 import { defaultPlugins } from '../../plugins/default-bundle.js';
+import { temporaryDirectory } from './temporary-directory.js';
 
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const quickstartData = path.join(repositoryRoot, 'examples/quickstart/data');
@@ -37,7 +37,7 @@ export interface RuntimeSetup {
 
 /** Writes a manifest (and files) into a fresh temp directory. */
 export function writeManifestDirectory(setup: Pick<RuntimeSetup, 'manifest' | 'files' | 'withQuickstartData'>): string {
-  const directory = mkdtempSync(path.join(os.tmpdir(), 'quarry-test-'));
+  const directory = temporaryDirectory('quarry-test-');
   writeFileSync(path.join(directory, 'quarry.yaml'), setup.manifest);
   if (setup.withQuickstartData) cpSync(quickstartData, path.join(directory, 'data'), { recursive: true });
   for (const [name, content] of Object.entries(setup.files ?? {})) {

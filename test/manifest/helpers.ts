@@ -1,19 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadManifest, type LoadedManifest } from '../../core/manifest/load.js';
 import { defaultPlugins } from '../../plugins/default-bundle.js';
-
-const created: string[] = [];
-// Each ava test file runs in its own process: remove its temp directories when it ends.
-process.on('exit', () => {
-  for (const directory of created) rmSync(directory, { recursive: true, force: true });
-});
+import { temporaryDirectory } from '../helpers/temporary-directory.js';
 
 /** Writes files (relative path -> content) into a fresh temp directory and returns it. */
 export function writeFiles(files: Record<string, string>, name = 'quarry-manifest-'): string {
-  const directory = mkdtempSync(path.join(tmpdir(), name));
-  created.push(directory);
+  const directory = temporaryDirectory(name);
   for (const [relative, content] of Object.entries(files)) {
     const file = path.join(directory, relative);
     mkdirSync(path.dirname(file), { recursive: true });

@@ -3,10 +3,8 @@
  * cli/quarry/main.ts ...`), with its own QUARRY_HOME and no colours.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { temporaryDirectory } from '../../helpers/temporary-directory.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -24,7 +22,7 @@ export interface CliEnvironment {
 }
 
 export function temporaryHome(): string {
-  return mkdtempSync(join(tmpdir(), 'quarry-cli-test-'));
+  return temporaryDirectory('quarry-cli-test-');
 }
 
 function spawnQuarry(args: readonly string[], options: CliEnvironment): ChildProcessWithoutNullStreams {
