@@ -1,4 +1,5 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { settledWithin } from '../timing/settled-within.js';
 
 /**
  * DuckDB connections for queries. One query holds one connection from prepare to the last
@@ -73,11 +74,6 @@ export class ConnectionPool {
     for (const connection of this.#idle.splice(0)) connection.closeSync();
     if (this.#busy.size === 0) return;
     for (const connection of this.#busy) connection.interrupt();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      new Promise<void>((resolve) => (this.#allReturned = resolve)),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs))),
-    ]);
-    clearTimeout(timer);
+    await settledWithin(new Promise<void>((resolve) => (this.#allReturned = resolve)), waitMs);
   }
 }

@@ -1,3 +1,4 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { isRegisteredErrorCode } from '../errors/codes.js';
 import { QuarryError } from '../errors/quarry-error.js';
 
@@ -49,4 +50,13 @@ export function engineError(error: unknown, context: { datasetNames?: () => stri
     default:
       return new QuarryError('QUERY_FAILED', message, { cause: error });
   }
+}
+
+/** SQL_EMPTY or SQL_MULTIPLE_STATEMENTS for DuckDB's refusal to prepare such a text; undefined for any other error. */
+export async function statementCountError(connection: DuckDBConnection, sql: string, error: unknown): Promise<QuarryError | undefined> {
+  const message = (error as Error).message ?? '';
+  if (/No statement to prepare/i.test(message)) return new QuarryError('SQL_EMPTY', 'the SQL text holds no statement');
+  if (!/Cannot prepare multiple statements/i.test(message)) return undefined;
+  const count = await connection.extractStatements(sql).then((statements) => statements.count, () => undefined);
+  return new QuarryError('SQL_MULTIPLE_STATEMENTS', `the SQL text holds ${count ?? 'more than one'} statement${count === 1 ? '' : 's'}; send one statement per request`);
 }

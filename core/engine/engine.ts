@@ -8,6 +8,7 @@ import type { DatasetLoadEvent, Principal, StatementKind } from '../pipeline/typ
 import { tableFromArrays, type RecordBatch, type Schema } from 'apache-arrow';
 import { appendBatches } from './append.js';
 import { classifyStatement, statementTypeName } from './classify.js';
+import { AdminConnection } from './admin-connection.js';
 import { ConnectionPool } from './connection-pool.js';
 import { DatasetRegistry } from './datasets.js';
 import { FetchDatasets } from './fetch/fetch-datasets.js';
@@ -19,7 +20,7 @@ import { RefreshScheduler } from './acceleration/refresh-scheduler.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
 import type { BatchInput, DatasetStatus, DatasetWriteTarget, EngineApi, StagedRows } from './engine-api.js';
 import { openBatchStream } from './arrow/index.js';
-import { engineError } from './engine-errors.js';
+import { engineError, statementCountError } from './engine-errors.js';
 import { defaultMemoryLimitBytes } from './memory-limit.js';
 import { bindParameters } from './parameters.js';
 import { ResultModes, type ResultMode } from './result-modes.js';
@@ -84,9 +85,7 @@ export class Engine implements EngineApi {
   readonly #pool: ConnectionPool;
   readonly #registry: DatasetRegistry;
   readonly #options: EngineOptions;
-  readonly #admin: DuckDBConnection;
-  /** Calls running on the admin connection (registration in the background): settled before it closes. */
-  readonly #adminCalls = new Set<Promise<void>>();
+  readonly #admin: AdminConnection;
   readonly #fetch: FetchDatasets;
   readonly #scheduler: RefreshScheduler;
   readonly #writeTargets = new Map<string, DatasetWriteTarget>();
@@ -98,7 +97,7 @@ export class Engine implements EngineApi {
 
   private constructor(instance: DuckDBInstance, admin: DuckDBConnection, options: EngineOptions) {
     this.#instance = instance;
-    this.#admin = admin;
+    this.#admin = new AdminConnection(admin);
     this.#options = options;
     this.#pool = new ConnectionPool(instance);
     this.#fetch = new FetchDatasets({ connect: () => instance.connect(), log: options.log.child('datasets') });
@@ -173,7 +172,7 @@ export class Engine implements EngineApi {
    * start-up) ends the waits; nothing more is registered then.
    */
   async registerDatasets(signal?: AbortSignal): Promise<void> {
-    const run = (sql: string) => this.#runAdmin(sql);
+    const run = (sql: string) => this.#admin.run(sql);
     await this.#registry.register(run, { graceMs: SCHEMA_GRACE_MS, ...(signal ? { signal } : {}) });
     if (signal?.aborted) return;
     // Everything registered later needs no setting changed: fetch datasets' stubs live in a
@@ -212,10 +211,10 @@ export class Engine implements EngineApi {
   async #lockdown(): Promise<void> {
     const { paths, directories } = this.#registry.allowedLocations();
     const list = (values: string[]) => `[${values.map(quoteLiteral).join(', ')}]`;
-    await this.#runAdmin(`SET allowed_paths = ${list(paths)}`);
-    await this.#runAdmin(`SET allowed_directories = ${list(directories)}`);
-    await this.#runAdmin('SET enable_external_access = false');
-    await this.#runAdmin('SET lock_configuration = true');
+    await this.#admin.run(`SET allowed_paths = ${list(paths)}`);
+    await this.#admin.run(`SET allowed_directories = ${list(directories)}`);
+    await this.#admin.run('SET enable_external_access = false');
+    await this.#admin.run('SET lock_configuration = true');
   }
 
   datasets(): DatasetStatus[] {
@@ -574,14 +573,6 @@ export class Engine implements EngineApi {
     this.#pool.interruptAll();
   }
 
-  /** Runs a statement on the admin connection, tracked so that `close()` never closes it under a running call. */
-  #runAdmin(sql: string): Promise<void> {
-    const call = this.#admin.run(sql).then(() => undefined);
-    const tracked = call.catch(() => undefined).finally(() => this.#adminCalls.delete(tracked));
-    this.#adminCalls.add(tracked);
-    return call;
-  }
-
   /**
    * Stops refreshes, interrupts running queries and closes the engine once they stopped. A
    * connection still busy after CLOSE_WAIT_MS is left open (closing it would hang its call for
@@ -590,28 +581,9 @@ export class Engine implements EngineApi {
   async close(): Promise<void> {
     this.#scheduler.close();
     this.#registry.markShuttingDown();
-    if (this.#adminCalls.size > 0) this.#admin.interrupt();
-    let timer: NodeJS.Timeout | undefined;
-    const [, adminIdle] = await Promise.all([
-      this.#pool.close(CLOSE_WAIT_MS),
-      Promise.race([
-        Promise.all(this.#adminCalls).then(() => true),
-        new Promise<boolean>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS, false))),
-      ]),
-    ]);
-    clearTimeout(timer);
-    if (adminIdle) this.#admin.closeSync();
-    if (adminIdle && this.#pool.busyCount === 0) this.#instance.closeSync();
+    const [, adminClosed] = await Promise.all([this.#pool.close(CLOSE_WAIT_MS), this.#admin.close(CLOSE_WAIT_MS)]);
+    if (adminClosed && this.#pool.busyCount === 0) this.#instance.closeSync();
     else this.#options.log.warn('engine closed with a statement still running; its connection is left to the process exit');
     this.#fetch.close();
   }
-}
-
-/** SQL_EMPTY or SQL_MULTIPLE_STATEMENTS for DuckDB's refusal to prepare such a text; undefined for any other error. */
-async function statementCountError(connection: DuckDBConnection, sql: string, error: unknown): Promise<QuarryError | undefined> {
-  const message = (error as Error).message ?? '';
-  if (/No statement to prepare/i.test(message)) return new QuarryError('SQL_EMPTY', 'the SQL text holds no statement');
-  if (!/Cannot prepare multiple statements/i.test(message)) return undefined;
-  const count = await connection.extractStatements(sql).then((statements) => statements.count, () => undefined);
-  return new QuarryError('SQL_MULTIPLE_STATEMENTS', `the SQL text holds ${count ?? 'more than one'} statement${count === 1 ? '' : 's'}; send one statement per request`);
 }
