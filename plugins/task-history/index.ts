@@ -40,8 +40,8 @@ export function createTaskHistoryPlugin(): QuarryPlugin {
       dropped.add(0);
       const plansSkipped = runtime.metrics.counter('task_history_plans_skipped', { description: 'Query plans not captured because too many EXPLAINs were already waiting.' });
       const writer = new TaskWriter({
-        insert: async (rows) => {
-          const { sql, parameters } = insertStatement(rows);
+        insert: async ({ json }) => {
+          const { sql, parameters } = insertStatement(json);
           await runtime.engine.runInternal(sql, parameters);
         },
         onDrop: (count) => dropped.add(count),

@@ -1,61 +1,67 @@
 import type { Logger } from '../../core/log.js';
-import { approximateSize, type TaskRow } from './table.js';
+import { RowArena } from './row-arena.js';
+import { rowJson, type TaskRow } from './table.js';
 
 export interface TaskWriterOptions {
-  /** Writes one batch (one multi-row INSERT). */
-  insert(rows: readonly TaskRow[]): Promise<void>;
+  /** Writes one batch (one multi-row INSERT): `json` is a JSON array of `rowJson` objects. */
+  insert(batch: { rows: number; json: Uint8Array }): Promise<void>;
   /** Called with how many rows were lost (buffer full, or an INSERT failed). */
   onDrop(count: number): void;
   log: Logger;
-  /** Rows per INSERT (default 500). */
+  /** Buffered rows that start an INSERT at once (default 2,000: DuckDB parses a batch of 2,000 rows ~20% faster per row than one of 500). */
   batchRows?: number;
   /** Longest a row waits before it is written (default 100 ms). */
   flushIntervalMs?: number;
   /** Rows held at most while INSERTs are slower than queries arrive (default 10,000). */
   maxBufferedRows?: number;
-  /** Bytes held at most, roughly (default 32 MiB). */
+  /** Bytes held at most (default 32 MiB). */
   maxBufferedBytes?: number;
 }
 
 /**
  * Buffers task rows and writes them in batches, so a flood of queries costs one INSERT per
- * ~100 ms or per 500 rows instead of one per query. One INSERT runs at a time; while it
- * runs, rows keep buffering up to a cap, and rows beyond the cap are dropped and counted:
- * task history must never hold the runtime's memory hostage.
+ * ~100 ms or per 2,000 rows instead of one per query. One INSERT runs at a time with every
+ * row buffered when it starts; while it runs, rows keep buffering up to a cap, and rows
+ * beyond the cap are dropped and counted: task history must never hold the runtime's
+ * memory hostage. Rows wait encoded, in one of two arenas: one fills while the other is written.
  */
 export class TaskWriter {
   readonly #options: Required<Omit<TaskWriterOptions, 'log'>> & { log: Logger };
-  #buffer: TaskRow[] = [];
-  #bufferedBytes = 0;
+  #filling = new RowArena();
+  #spare = new RowArena();
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> | undefined;
   #stopped = false;
 
   constructor(options: TaskWriterOptions) {
-    this.#options = { batchRows: 500, flushIntervalMs: 100, maxBufferedRows: 10_000, maxBufferedBytes: 32 * 1024 * 1024, ...options };
+    this.#options = { batchRows: 2000, flushIntervalMs: 100, maxBufferedRows: 10_000, maxBufferedBytes: 32 * 1024 * 1024, ...options };
   }
 
   /** Queues a row; false when it was dropped (buffer full or writer stopped). */
   add(row: TaskRow): boolean {
-    const size = approximateSize(row);
-    if (this.#stopped || this.#buffer.length >= this.#options.maxBufferedRows || this.#bufferedBytes + size > this.#options.maxBufferedBytes) {
+    const arena = this.#filling;
+    if (this.#stopped || arena.rows >= this.#options.maxBufferedRows) {
       this.#options.onDrop(1);
       return false;
     }
-    this.#buffer.push(row);
-    this.#bufferedBytes += size;
-    if (this.#buffer.length >= this.#options.batchRows) this.#startWriting();
+    const json = rowJson(row);
+    if (arena.bytes + json.length > this.#options.maxBufferedBytes) {
+      this.#options.onDrop(1);
+      return false;
+    }
+    arena.append(json);
+    if (arena.rows >= this.#options.batchRows) this.#startWriting();
     else this.#schedule();
     return true;
   }
 
   get buffered(): number {
-    return this.#buffer.length;
+    return this.#filling.rows;
   }
 
   /** Writes everything buffered now (and waits for a write already running). */
   async flush(): Promise<void> {
-    while (this.#writing || this.#buffer.length > 0) {
+    while (this.#writing || this.#filling.rows > 0) {
       this.#startWriting();
       await this.#writing;
     }
@@ -70,11 +76,11 @@ export class TaskWriter {
   #startWriting(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#writing || this.#buffer.length === 0) return;
+    if (this.#writing || this.#filling.rows === 0) return;
     this.#writing = this.#writeAll().finally(() => {
       this.#writing = undefined;
       // Rows that arrived during the last INSERT wait at most one more interval.
-      if (this.#buffer.length > 0 && !this.#stopped) this.#schedule();
+      if (this.#filling.rows > 0 && !this.#stopped) this.#schedule();
     });
   }
 
@@ -86,15 +92,19 @@ export class TaskWriter {
   }
 
   async #writeAll(): Promise<void> {
-    while (this.#buffer.length > 0) {
-      const batch = this.#buffer.splice(0, this.#options.batchRows);
-      for (const row of batch) this.#bufferedBytes -= approximateSize(row);
+    while (this.#filling.rows > 0) {
+      const batch = this.#filling;
+      this.#filling = this.#spare;
+      this.#spare = batch;
+      const rows = batch.rows;
       try {
-        await this.#options.insert(batch);
+        await this.#options.insert({ rows, json: batch.json() });
       } catch (error) {
         // Not retried: a failing INSERT would otherwise grow the buffer for ever.
-        this.#options.onDrop(batch.length);
-        this.#options.log.warn('task history rows could not be written and were dropped', { rows: batch.length, error: (error as Error).message });
+        this.#options.onDrop(rows);
+        this.#options.log.warn('task history rows could not be written and were dropped', { rows, error: (error as Error).message });
+      } finally {
+        batch.clear();
       }
     }
   }
