@@ -4,6 +4,7 @@ import { QuarryError, toQuarryError } from './errors/quarry-error.js';
 import { createHooks, type Hooks } from './hooks/hooks.js';
 import { STAGE } from './hooks/stages.js';
 import { createHttpServer, listenHttp } from './http/server.js';
+import type { HitLane } from './http/hit-lane.js';
 import type { ListenerState, ListenerStatus, RouteContext } from './http/routes/context.js';
 import { registerDatasetRoutes } from './http/routes/datasets.js';
 import { registerProbeRoutes } from './http/routes/probes.js';
@@ -62,6 +63,8 @@ export class Runtime {
   readonly log: Logger;
   readonly source: ManifestSource;
   readonly http: FastifyInstance;
+  /** Cache hits of `/v1/sql`, answered in front of fastify. */
+  readonly httpHitLane: HitLane;
   /** Every metric of the runtime and its plugins; the telemetry plugin exports it. */
   readonly metrics = new MetricsRegistry();
   /** Dataset connectors by `from:` scheme; plugins add theirs in `apply`. */
@@ -97,12 +100,14 @@ export class Runtime {
     this.outbound = new OutboundClient({ hooks: this.hooks, log: options.log.child('outbound') });
     const tls = options.manifest.runtime.tls;
     this.#tls = tls?.enabled ? TlsService.fromConfig(tls, options.source.directory, options.log.child('tls'), this.metrics) : undefined;
-    this.http = createHttpServer({ hooks: this.hooks, phase: this.#phase, log: options.log.child('http'), tls: this.#tls });
+    const { app, lane } = createHttpServer({ hooks: this.hooks, phase: this.#phase, log: options.log.child('http'), tls: this.#tls });
+    this.http = app;
+    this.httpHitLane = lane;
     const routes = this.#routeContext();
     registerProbeRoutes(this.http, routes);
     registerStatusRoute(this.http, routes);
     registerDatasetRoutes(this.http, routes);
-    registerSqlRoute(this.http, routes);
+    registerSqlRoute(this.http, routes, this.httpHitLane);
   }
 
   get manifest(): Manifest {
@@ -244,6 +249,7 @@ export class Runtime {
       hooks: this.hooks,
       log: this.log,
       http: this.http,
+      httpHitLane: this.httpHitLane,
       source: this.source,
       metrics: this.metrics,
       listenAddresses: {

@@ -3,6 +3,7 @@ import {
   AsyncSeriesBailHook,
   AsyncSeriesHook,
   AsyncSeriesWaterfallHook,
+  SyncBailHook,
 } from 'tapable';
 import type { QuarryError } from '../errors/quarry-error.js';
 import { guardHooks } from './guard.js';
@@ -11,6 +12,7 @@ import type { OutboundRequest } from '../outbound/types.js';
 import type {
   CacheInvalidation,
   DatasetLoadEvent,
+  EncodedAnswer,
   InboundRequest,
   QueryOutcome,
   QueryRequest,
@@ -51,6 +53,13 @@ export function createHooks() {
     cache: Object.freeze({
       /** Bail, after `query.before`: the first result returned answers the query (HIT or STALE). */
       lookup: new AsyncSeriesBailHook<[QueryRequest], QueryResult | undefined>(['query']),
+      /**
+       * Sync bail, on a door's fast lane, before `query.before`: an answer already encoded
+       * under the door's name (e.g. `http:json`), not yet counted as served (its `take()`
+       * does that, once `query.before` passed); none sends the query down the whole path.
+       * Taps must not throw for a request they cannot answer.
+       */
+      peek: new SyncBailHook<[QueryRequest, string], EncodedAnswer | undefined>(['query', 'encoding']),
       /** Waterfall, for results the engine produced: taps may wrap the batch stream to keep a copy. */
       store: new AsyncSeriesWaterfallHook<[QueryResult, QueryRequest]>(['result', 'query']),
       /** Series, when datasets change (refresh, write): drop what read them. */

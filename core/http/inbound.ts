@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
 import { ANONYMOUS, type InboundRequest, type TlsPeer } from '../pipeline/types.js';
@@ -19,7 +20,7 @@ declare module 'fastify' {
  * Node's request headers are already a lower-cased record of strings; only `set-cookie` may
  * be an array. Copied only then (this runs on every request).
  */
-function headerRecord(request: FastifyRequest): Record<string, string | undefined> {
+function headerRecord(request: IncomingMessage): Record<string, string | undefined> {
   const headers = request.headers;
   if (headers['set-cookie'] === undefined) return headers as Record<string, string | undefined>;
   const copy: Record<string, string | undefined> = {};
@@ -30,8 +31,8 @@ function headerRecord(request: FastifyRequest): Record<string, string | undefine
   return copy;
 }
 
-function tlsPeer(request: FastifyRequest): TlsPeer | undefined {
-  const socket = request.raw.socket as Partial<TLSSocket>;
+function tlsPeer(request: IncomingMessage): TlsPeer | undefined {
+  const socket = request.socket as Partial<TLSSocket>;
   if (typeof socket.getPeerCertificate !== 'function') return undefined;
   const certificate = socket.getPeerCertificate();
   const subject = certificate && Object.keys(certificate).length > 0 && certificate.subject
@@ -47,15 +48,24 @@ function tlsPeer(request: FastifyRequest): TlsPeer | undefined {
 export function buildInbound(request: FastifyRequest): InboundRequest {
   // One read of routeOptions: fastify builds a new object on every access.
   const { config, url } = request.routeOptions;
+  return inboundOf(request.raw, url ?? request.url.split('?')[0] ?? request.url, { public: config.public === true, write: config.write === true });
+}
+
+/**
+ * The inbound view of a raw HTTP request on `route` (what `buildInbound` makes once fastify
+ * routed it; the fast lane makes it before). The address is the socket's: the listener
+ * trusts no proxy headers.
+ */
+export function inboundOf(raw: IncomingMessage, route: string, access: { public: boolean; write: boolean }): InboundRequest {
   return {
     protocol: 'http',
-    route: url ?? request.url.split('?')[0] ?? request.url,
-    method: request.method,
-    headers: headerRecord(request),
-    remoteAddress: request.ip,
-    tls: tlsPeer(request),
-    public: config.public === true,
-    write: config.write === true,
+    route,
+    method: raw.method ?? 'GET',
+    headers: headerRecord(raw),
+    remoteAddress: raw.socket.remoteAddress,
+    tls: tlsPeer(raw),
+    public: access.public,
+    write: access.write,
     principal: ANONYMOUS,
     responseHeaders: {},
   };

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { QuarryError, toQuarryError } from '../errors/quarry-error.js';
 import type { Hooks } from '../hooks/hooks.js';
@@ -8,6 +10,7 @@ import { admitThen } from '../pipeline/admission.js';
 import { formatAddress, parseListenAddress } from '../listeners/address.js';
 import { formatSize } from '../units.js';
 import { buildInbound } from './inbound.js';
+import { bodyStream, handoverOf, HitLane } from './hit-lane.js';
 
 /**
  * Largest request body accepted on any route (413 above it). SQL text and JSON parameters
@@ -41,20 +44,32 @@ function httpsOptions(tls: TlsService) {
   };
 }
 
+/** Node's keep-alive timeout as fastify sets it (72 s: above common load balancers' 60 s idle timeouts). */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
 /**
  * The HTTP listener: bodies arrive as raw buffers (routes decide how to read them),
  * every request passes the core admission (request and auth hooks), and every error is
- * answered as `{"error": {"code", "message"}}` with the code's status.
+ * answered as `{"error": {"code", "message"}}` with the code's status. The server's requests
+ * reach the hit lane first (cache hits of `/v1/sql`), fastify for everything else.
  */
-export function createHttpServer(options: HttpServerOptions): FastifyInstance {
+export function createHttpServer(options: HttpServerOptions): { app: FastifyInstance; lane: HitLane } {
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const lane = new HitLane({ hooks: options.hooks, phase: options.phase, bodyLimit });
   const app = Fastify({
     logger: false,
     bodyLimit,
-    // Queries may legitimately take minutes; the engine, not the socket, bounds them.
-    requestTimeout: 0,
+    // The server fastify would make, with the lane in front of fastify's handler.
+    serverFactory: (handler) => {
+      lane.setFallback(handler);
+      const server = options.tls ? https.createServer(httpsOptions(options.tls), lane.handle) : http.createServer(lane.handle);
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      // Queries may legitimately take minutes; the engine, not the socket, bounds them.
+      server.requestTimeout = 0;
+      server.setTimeout(0);
+      return server;
+    },
     return503OnClosing: false,
-    ...(options.tls ? { https: httpsOptions(options.tls) } : {}),
   }) as unknown as FastifyInstance;
 
   if (options.tls) {
@@ -71,6 +86,13 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
 
   // Callback style: no promise per request when every request and auth tap is synchronous.
   app.addHook('onRequest', (request, reply, done) => {
+    const handover = handoverOf(request.raw);
+    if (handover?.inbound !== undefined) {
+      // The hit lane admitted it already (or met a refusal fastify now answers).
+      request.inbound = handover.inbound;
+      done(handover.error as Error | undefined);
+      return;
+    }
     request.inbound = buildInbound(request);
     if (!options.phase.acceptsWork && !ANSWERED_WHILE_DRAINING.has(request.inbound.route)) {
       reply.header('connection', 'close');
@@ -78,6 +100,12 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       return;
     }
     admitThen(options.hooks, request.inbound, (error) => done(error as Error | undefined));
+  });
+
+  // A body the hit lane read from the socket is parsed from what it kept.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const handover = handoverOf(request.raw);
+    done(null, handover === undefined ? payload : bodyStream(handover));
   });
 
   app.setNotFoundHandler((request) => {
@@ -95,7 +123,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     return reply.status(failure.httpStatus).type('application/json; charset=utf-8').send(JSON.stringify(failure.toJSON()));
   });
 
-  return app;
+  return { app, lane };
 }
 
 /** Binds the HTTP listener (`--http`); `close()` stops it without waiting for idle keep-alive sockets to time out. */

@@ -10,7 +10,7 @@ import { createStatementPolicy, insertTarget, referencedDatasets } from './state
 import { LRUCache } from 'lru-cache';
 import { LazyAbort } from './lazy-abort.js';
 import type { PreparedQuery } from '../engine/engine.js';
-import type { CacheStatus, InboundRequest, Principal, Protocol, QueryOutcome, QueryRequest, QueryResult, ResultMemo } from './types.js';
+import type { CacheStatus, EncodedAnswer, InboundRequest, Principal, Protocol, QueryOutcome, QueryRequest, QueryResult, ResultMemo } from './types.js';
 
 /**
  * Whether anything tapped a hook. Not tapable's `isUsed()`: that counts interceptors too, and
@@ -87,25 +87,7 @@ export class QueryPipeline {
     if (!this.#phase.acceptsWork) throw new QuarryError('RUNTIME_SHUTTING_DOWN', 'the runtime is shutting down and accepts no new queries');
     if (options.sql.trim() === '') throw new QuarryError('SQL_EMPTY', 'no SQL was given: send one SQL statement, e.g. SELECT 1');
     const abort = options.signal;
-    let ownSignal: AbortSignal | undefined;
-    const request: QueryRequest = {
-      id: randomUUID(),
-      sql: options.sql,
-      parameters: options.parameters ?? [],
-      protocol: options.protocol,
-      principal: options.principal,
-      inbound: options.inbound,
-      get signal() {
-        if (abort instanceof LazyAbort) return abort.signal;
-        return abort ?? (ownSignal ??= new AbortController().signal);
-      },
-      startTime: new Date(),
-      kind: 'other',
-      statementType: 'UNKNOWN',
-      datasets: [],
-      state: new Map(),
-      logicalPlan: () => Promise.reject(new QuarryError('INTERNAL', 'the statement has not been prepared yet')),
-    };
+    const request = newRequest(options);
     const started = performance.now();
     this.#begin(request.id);
     // Prepared lazily: a statement whose classification is memoised and that a cache
@@ -157,6 +139,43 @@ export class QueryPipeline {
       await this.#after(request, started, { status: failure.code === 'QUERY_CANCELLED' ? 'cancelled' : 'error', error: failure, rows: 0, executionMs: 0, cacheStatus: undefined });
       throw failure;
     }
+  }
+
+  /**
+   * The fast lane of a door that can send an answer already encoded (an HTTP cache hit): the
+   * steps of `execute` for a statement whose classification is remembered and that a
+   * `cache.peek` tap answers with a body encoded before for this door: `query.before`, the
+   * answer, `query.after`, with no promise, engine connection or batch stream. Returns false,
+   * having run nothing, when the query needs the whole path (`execute`). Otherwise exactly one
+   * of `respond` (which must send the body at once) or `refuse` (a `query.before` tap refused)
+   * is called, synchronously when every tap is synchronous.
+   */
+  answerEncoded(options: ExecuteOptions, encoding: string, respond: (answer: EncodedAnswer) => void, refuse: (error: QuarryError) => void): boolean {
+    if (!this.#phase.acceptsWork || tapped(this.#hooks.query.result) || !tapped(this.#hooks.cache.peek)) return false;
+    // Something that wraps every result's batches (captured output) must see this one too.
+    const known = this.#classifications.get(options.sql);
+    if (known === undefined) return false;
+    const request = newRequest(options);
+    request.kind = known.kind;
+    request.statementType = known.statementType;
+    request.datasets = [...known.datasets];
+    const answer = this.#hooks.cache.peek.call(request, encoding);
+    if (answer === undefined) return false;
+    const started = performance.now();
+    this.#begin(request.id);
+    const afterQueryBefore = (error: unknown) => {
+      if (error) {
+        const failure = toQuarryError(error, 'QUERY_FAILED');
+        this.#afterThen(request, started, { status: 'error', error: failure, rows: 0, executionMs: 0, cacheStatus: undefined }, () => refuse(failure));
+        return;
+      }
+      answer.take();
+      respond(answer);
+      this.#afterThen(request, started, { status: 'ok', error: undefined, rows: answer.rows, executionMs: 0, cacheStatus: answer.cacheStatus }, () => undefined);
+    };
+    if (tapped(this.#hooks.query.before)) this.#hooks.query.before.callAsync(request, afterQueryBefore);
+    else afterQueryBefore(undefined);
+    return true;
   }
 
   /** Classifies a prepared statement and remembers it by its text (statement type depends on the text alone). */
@@ -226,22 +245,27 @@ export class QueryPipeline {
     return { schema: result.schema, batches: observed, cacheStatus: result.cacheStatus, headers: result.headers, ...(observedMemo ? { memo: observedMemo } : {}) };
   }
 
-  async #after(
+  #after(
     request: QueryRequest,
     started: number,
     outcome: { status: QueryOutcome['status']; error: QuarryError | undefined; rows: number; executionMs: number; cacheStatus: CacheStatus | undefined },
   ): Promise<void> {
-    try {
-      await this.#hooks.query.after.promise(request, {
-        ...outcome,
-        durationMs: performance.now() - started,
-        endTime: new Date(),
-      });
-    } catch (error) {
-      this.#log.error('a query.after tap failed', { query: request.id, error: (error as Error).message });
-    } finally {
+    return new Promise((resolve) => this.#afterThen(request, started, outcome, resolve));
+  }
+
+  /** Fires `query.after` through tapable's callback path (no promise when every tap is synchronous). */
+  #afterThen(
+    request: QueryRequest,
+    started: number,
+    outcome: { status: QueryOutcome['status']; error: QuarryError | undefined; rows: number; executionMs: number; cacheStatus: CacheStatus | undefined },
+    done: () => void,
+  ): void {
+    const finished: QueryOutcome = { ...outcome, durationMs: performance.now() - started, endTime: new Date() };
+    this.#hooks.query.after.callAsync(request, finished, (error) => {
+      if (error) this.#log.error('a query.after tap failed', { query: request.id, error: (error as Error).message });
       this.#end(request.id);
-    }
+      done();
+    });
   }
 
   #begin(id: string): void {
@@ -255,4 +279,28 @@ export class QueryPipeline {
       this.#idleWaiters.clear();
     }
   }
+}
+
+/** A query as it enters the pipeline: classified later (by the engine, or from memory). */
+function newRequest(options: ExecuteOptions): QueryRequest {
+  const abort = options.signal;
+  let ownSignal: AbortSignal | undefined;
+  return {
+    id: randomUUID(),
+    sql: options.sql,
+    parameters: options.parameters ?? [],
+    protocol: options.protocol,
+    principal: options.principal,
+    inbound: options.inbound,
+    get signal() {
+      if (abort instanceof LazyAbort) return abort.signal;
+      return abort ?? (ownSignal ??= new AbortController().signal);
+    },
+    startTime: new Date(),
+    kind: 'other',
+    statementType: 'UNKNOWN',
+    datasets: [],
+    state: new Map(),
+    logicalPlan: () => Promise.reject(new QuarryError('INTERNAL', 'the statement has not been prepared yet')),
+  };
 }

@@ -113,6 +113,20 @@ export interface ResultMemo {
   set(name: string, body: Uint8Array): void;
 }
 
+/**
+ * A cached answer already encoded for one door, found by `cache.peek`: the door sends
+ * `body` as it is, and `take()` records it as served (hit counters). Found, then not taken
+ * (`query.before` refused the query), it is not counted.
+ */
+export interface EncodedAnswer {
+  readonly body: Uint8Array;
+  readonly rows: number;
+  readonly cacheStatus: CacheStatus;
+  /** Response headers (HTTP) of the answer, lower-case names, as `QueryResult.headers`. */
+  readonly headers: Readonly<Record<string, string>>;
+  take(): void;
+}
+
 /** What `query.after` is told once a result has been fully sent, failed or was cancelled. */
 export interface QueryOutcome {
   readonly status: 'ok' | 'error' | 'cancelled';

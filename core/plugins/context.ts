@@ -13,6 +13,7 @@ import type { ConnectorRegistry } from '../engine/sources/connector-registry.js'
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { OutboundClient } from '../outbound/client.js';
 import type { PeerAuthentication } from '../pipeline/admission.js';
+import type { HitLane } from '../http/hit-lane.js';
 import type { FlightServiceParts } from '../flight/flight-service.js';
 
 /** What the runtime lends the plugin contexts; engine and pipeline exist only after start-up. */
@@ -20,6 +21,7 @@ export interface PluginHost {
   readonly hooks: Hooks;
   readonly log: Logger;
   readonly http: FastifyInstance;
+  readonly httpHitLane: Pick<HitLane, 'observe'>;
   readonly source: ManifestSource;
   readonly metrics: MetricsRegistry;
   readonly listenAddresses: ListenAddresses;
@@ -61,6 +63,7 @@ export function createPluginRuntime(host: PluginHost, pluginName: string): Plugi
     source: host.source,
     section: <T>(dotted: string) => readPath(host.manifest(), dotted) as T | undefined,
     http: host.http,
+    httpHitLane: { observe: (observer) => host.httpHitLane.observe(observer) },
     metrics: host.metrics,
     get engine() {
       const engine = host.engine();

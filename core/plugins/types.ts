@@ -13,6 +13,7 @@ import type { RuntimeTool } from '../tools/tool-registry.js';
 import type { OutboundClient } from '../outbound/client.js';
 import type { PeerAuthentication } from '../pipeline/admission.js';
 import type { FlightServiceParts } from '../flight/flight-service.js';
+import type { HitLaneObserver } from '../http/hit-lane.js';
 
 /** A manifest section a plugin owns: its path and the zod schema that validates and defaults it. */
 export interface ManifestSlice {
@@ -87,6 +88,11 @@ export interface PluginRuntime {
   section<T>(path: string): T | undefined;
   /** The HTTP listener, before it binds: add routes. Every route passes the core's request and auth hooks. */
   readonly http: FastifyInstance;
+  /**
+   * Cache hits of `POST /v1/sql` answered in front of fastify: a plugin whose fastify hooks
+   * must see every response (headers, request metrics) observes these answers too.
+   */
+  readonly httpHitLane: { observe(observer: HitLaneObserver): void };
   readonly engine: EngineApi;
   /** Declare and record metrics in one line, e.g. `runtime.metrics.counter('results_cache_hits', {...}).add(1)`. */
   readonly metrics: MetricsRegistry;

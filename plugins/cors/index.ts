@@ -25,9 +25,13 @@ export function allowedOrigin(config: CorsConfig, origin: string | undefined): s
   return config.allowed_origins.some((allowed) => normalise(allowed) === wanted) ? origin : undefined;
 }
 
+/** `Vary` with `values` added to what the response already varies on. */
+function withVary(existing: unknown, values: string): string {
+  return existing ? `${String(existing)}, ${values}` : values;
+}
+
 function appendVary(reply: FastifyReply, values: string): void {
-  const existing = reply.getHeader('vary');
-  reply.header('vary', existing ? `${String(existing)}, ${values}` : values);
+  reply.header('vary', withVary(reply.getHeader('vary'), values));
 }
 
 /**
@@ -54,6 +58,17 @@ export function createCorsPlugin(): QuarryPlugin {
           reply.header('access-control-expose-headers', EXPOSED_HEADERS);
         }
         return payload;
+      });
+      // Cache hits answered in front of fastify get the same headers.
+      runtime.httpHitLane.observe({
+        headers: (request, headers) => {
+          const origin = allowedOrigin(config, request.headers.origin);
+          headers['vary'] = withVary(headers['vary'], 'Origin');
+          if (origin !== undefined) {
+            headers['access-control-allow-origin'] = origin;
+            headers['access-control-expose-headers'] = EXPOSED_HEADERS;
+          }
+        },
       });
 
       app.options('/*', { config: { public: true } }, async (request, reply) => {

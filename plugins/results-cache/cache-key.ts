@@ -110,6 +110,17 @@ export class CacheKeyBuilder {
     return hashed;
   }
 
+  /**
+   * The remembered key of a parameterless query without a custom key header, if `hashed`
+   * made it before; never builds one (no engine work, nothing thrown).
+   */
+  known(request: QueryRequest): HashedKey | undefined {
+    if (request.parameters.length > 0) return undefined;
+    const headers = request.inbound?.headers;
+    if (headers !== undefined && (headers[CUSTOM_KEY_HEADERS[0]] !== undefined || headers[CUSTOM_KEY_HEADERS[1]] !== undefined)) return undefined;
+    return this.#hashed.get(`${request.principal.id}\u0000${request.sql}`);
+  }
+
   async build(request: QueryRequest): Promise<CacheKeySource> {
     const scope = scopeOf(request);
     const namespace = request.principal.id;

@@ -3,7 +3,7 @@ import { QuarryError } from '../../core/errors/quarry-error.js';
 import { STAGE } from '../../core/hooks/stages.js';
 import type { Logger } from '../../core/log.js';
 import type { PluginRuntime } from '../../core/plugins/types.js';
-import type { CacheInvalidation, CacheStatus, QueryRequest, QueryResult, ResultMemo } from '../../core/pipeline/types.js';
+import type { CacheInvalidation, CacheStatus, EncodedAnswer, QueryRequest, QueryResult, ResultMemo } from '../../core/pipeline/types.js';
 import { parseCacheControl, type CacheDirectives } from './cache-control.js';
 import { readsSystemTables, type CacheKeyBuilder, type CacheKeySource } from './cache-key.js';
 import { cacheResponseHeaders } from './response-headers.js';
@@ -81,6 +81,29 @@ export function tapSqlResultsCache(options: SqlResultsCacheOptions): SwrRefreshe
     if (stored.rendered.size > 0) return { schema: stored.schema, batches: lazyReplay(stored), cacheStatus: verdict, headers, memo };
     const { schema, batches } = decodeStored(stored);
     return { schema, batches: replay(batches), cacheStatus: verdict, headers, memo };
+  });
+
+  // A door's fast lane: a fresh entry with a body this door encoded before, for a request
+  // with nothing that changes the lookup (no Cache-Control, no custom key, no parameters).
+  // Anything else returns undefined at once and takes the lookup above.
+  runtime.hooks.cache.peek.tap({ name, stage: STAGE.CACHE }, (request, encoding): EncodedAnswer | undefined => {
+    const cache = options.cache();
+    if (!cache || request.kind !== 'read' || request.inbound?.headers['cache-control'] !== undefined) return undefined;
+    const hashed = keys.known(request);
+    if (hashed === undefined) return undefined;
+    const found = cache.find(hashed.key.material, hashed.hash);
+    if (found === undefined || found.freshForMs <= 0) return undefined;
+    const body = found.entry.value.rendered.get(encoding);
+    if (body === undefined) return undefined;
+    const headers = cacheResponseHeaders({
+      status: 'HIT',
+      scope: hashed.key.scope,
+      customKey: false,
+      itemTtlMs: cache.itemTtlMs,
+      staleWhileRevalidateMs: cache.staleWhileRevalidateMs,
+      freshForMs: found.freshForMs,
+    });
+    return { body, rows: found.entry.value.rows, cacheStatus: 'HIT', headers, take: () => cache.metrics?.request(true) };
   });
 
   runtime.hooks.cache.store.tap({ name, stage: STAGE.CACHE }, (result, request) => {

@@ -1,6 +1,7 @@
 import { STAGE } from '../../../core/hooks/stages.js';
 import type { PluginRuntime } from '../../../core/plugins/types.js';
 import { memoise } from '../../../core/metrics/memoise.js';
+import { HIT_LANE_ROUTE } from '../../../core/http/hit-lane.js';
 
 /** Label value for requests no route matched: keeps probing scanners from creating a series per URL. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -33,6 +34,14 @@ export function recordRequestMetrics(runtime: PluginRuntime): void {
     series.requests.add(1);
     series.duration.record(reply.elapsedTime);
     done();
+  });
+  // Cache hits the lane in front of fastify answered: the same series.
+  runtime.httpHitLane.observe({
+    answered: (request, statusCode, elapsedMs) => {
+      const series = seriesOf(`${request.method} ${HIT_LANE_ROUTE} ${statusCode}`);
+      series.requests.add(1);
+      series.duration.record(elapsedMs);
+    },
   });
 
   runtime.hooks.request.tap({ name: 'telemetry', stage: STAGE.OBSERVE_FIRST }, (request) => {
