@@ -57,3 +57,19 @@ test('a row is encoded as JSON DuckDB accepts: lone surrogates become U+FFFD, ot
     instance.closeSync();
   }
 });
+
+test('rowJson writes what JSON.stringify of the row would, and never a null in a NOT NULL column', async (t) => {
+  const { rowJson } = await import('../../plugins/task-history/table.js');
+  const row = {
+    traceId: 't', spanId: 's', parentSpanId: 'p', task: 'sql_query', input: 'SELECT "x", \'y\', \\n\n\t',
+    capturedOutput: '[{"a":1}]', startTime: new Date(1_700_000_000_123), endTime: new Date(1_700_000_000_456),
+    executionDurationMs: 0.1234, errorMessage: undefined, labels: { protocol: 'http', 'a "key"': 'v\u0001' },
+  };
+  t.deepEqual(JSON.parse(rowJson(row)), {
+    trace_id: 't', span_id: 's', parent_span_id: 'p', task: 'sql_query', input: row.input, captured_output: '[{"a":1}]',
+    start_us: 1_700_000_000_123_000, end_us: 1_700_000_000_456_000, execution_duration_ms: 0.1234, error_message: null,
+    labels: { protocol: 'http', 'a "key"': 'v\u0001' },
+  });
+  t.is(JSON.parse(rowJson({ ...row, executionDurationMs: Number.NaN })).execution_duration_ms, 0);
+  t.deepEqual(JSON.parse(rowJson({ ...row, labels: { 'k\uD800': '1', 'k\uDBFF': '2' } })).labels, { 'k\uFFFD': '2' }, 'keys equal once repaired are merged, not duplicated');
+});
