@@ -29,12 +29,13 @@ function laneWatcher(): QuarryPlugin & { answered: string[] } {
   };
 }
 
-/** Refuses, at query.before, any query whose request carries `x-refuse: yes`. */
+/** Refuses, at query.before, any query whose request carries `x-refuse: yes`; asynchronously, so the lane's answer waits for it. */
 function refuseOnHeader(): QuarryPlugin {
   return {
     name: 'refuse-on-header',
     apply(runtime) {
-      runtime.hooks.query.before.tap({ name: 'refuse-on-header', stage: STAGE.AUTHORIZE }, (request) => {
+      runtime.hooks.query.before.tapPromise({ name: 'refuse-on-header', stage: STAGE.AUTHORIZE }, async (request) => {
+        await new Promise((resolve) => setImmediate(resolve));
         if (request.inbound?.headers['x-refuse'] === 'yes') throw new QuarryError('ACCESS_DENIED', 'refused by the test plugin');
       });
     },
