@@ -49,7 +49,8 @@ export class QueryPipeline {
   readonly #engine: Engine;
   readonly #phase: PhaseMachine;
   readonly #log: Logger;
-  readonly #active = new Set<string>();
+  /** Queries started and not yet reported; keyed by the request object (no string hashing per query). */
+  readonly #active = new Set<QueryRequest>();
   readonly #idleWaiters = new Set<() => void>();
   /**
    * Statement kind by SQL text. Classifying needs a DuckDB prepare (about 0.3 ms); a repeated
@@ -89,7 +90,7 @@ export class QueryPipeline {
     const abort = options.signal;
     const request = newRequest(options);
     const started = performance.now();
-    this.#begin(request.id);
+    this.#begin(request);
     // Prepared lazily: a statement whose classification is memoised and that a cache
     // answers never needs an engine connection.
     let preparing: Promise<PreparedQuery> | undefined;
@@ -162,7 +163,7 @@ export class QueryPipeline {
     const answer = this.#hooks.cache.peek.call(request, encoding);
     if (answer === undefined) return false;
     const started = performance.now();
-    this.#begin(request.id);
+    this.#begin(request);
     const afterQueryBefore = (error: unknown) => {
       if (error) {
         const failure = toQuarryError(error, 'QUERY_FAILED');
@@ -260,20 +261,28 @@ export class QueryPipeline {
     outcome: { status: QueryOutcome['status']; error: QuarryError | undefined; rows: number; executionMs: number; cacheStatus: CacheStatus | undefined },
     done: () => void,
   ): void {
-    const finished: QueryOutcome = { ...outcome, durationMs: performance.now() - started, endTime: new Date() };
+    const finished: QueryOutcome = {
+      status: outcome.status,
+      error: outcome.error,
+      cacheStatus: outcome.cacheStatus,
+      rows: outcome.rows,
+      executionMs: outcome.executionMs,
+      durationMs: performance.now() - started,
+      endTime: new Date(),
+    };
     this.#hooks.query.after.callAsync(request, finished, (error) => {
       if (error) this.#log.error('a query.after tap failed', { query: request.id, error: (error as Error).message });
-      this.#end(request.id);
+      this.#end(request);
       done();
     });
   }
 
-  #begin(id: string): void {
-    this.#active.add(id);
+  #begin(request: QueryRequest): void {
+    this.#active.add(request);
   }
 
-  #end(id: string): void {
-    this.#active.delete(id);
+  #end(request: QueryRequest): void {
+    this.#active.delete(request);
     if (this.#active.size === 0) {
       for (const resolve of this.#idleWaiters) resolve();
       this.#idleWaiters.clear();

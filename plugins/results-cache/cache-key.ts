@@ -85,13 +85,18 @@ export class CacheKeyBuilder {
   });
 
   /**
-   * Keys of parameterless queries without a custom key, hashed, by principal and SQL text:
+   * Keys of parameterless queries without a custom key, hashed, by SQL text then principal:
    * a repeated query (every cache hit) builds and hashes its key once, not per request (a
-   * plan key's material is the whole plan text, a few KiB to hash each time).
+   * plan key's material is the whole plan text, a few KiB to hash each time). Two levels, so
+   * a lookup hashes the request's own strings and builds none.
    */
-  readonly #hashed = new LRUCache<string, HashedKey>({
+  readonly #hashed = new LRUCache<string, Map<string, HashedKey>>({
     maxSize: 32 * 1024 * 1024,
-    sizeCalculation: (hashed, memoKey) => (hashed.key.material.length + memoKey.length + hashed.hash.length) * 2 + 64,
+    sizeCalculation: (byPrincipal, sql) => {
+      let size = sql.length * 2 + 64;
+      for (const [principal, hashed] of byPrincipal) size += (hashed.key.material.length + principal.length + hashed.hash.length) * 2 + 64;
+      return size;
+    },
   });
 
   constructor(keyType: CacheKeyType) {
@@ -101,12 +106,16 @@ export class CacheKeyBuilder {
   /** The key of a query, hashed with `hasher`; remembered for parameterless queries. */
   async hashed(request: QueryRequest, hasher: (material: string) => string): Promise<HashedKey> {
     const memoisable = request.parameters.length === 0 && customKeyOf(request.inbound?.headers) === undefined;
-    const memoKey = memoisable ? `${request.principal.id}\u0000${request.sql}` : '';
-    const known = memoisable ? this.#hashed.get(memoKey) : undefined;
+    const known = memoisable ? this.#hashed.get(request.sql)?.get(request.principal.id) : undefined;
     if (known !== undefined) return known;
     const key = await this.build(request);
     const hashed = { key, hash: hasher(key.material) };
-    if (memoisable) this.#hashed.set(memoKey, hashed);
+    if (memoisable) {
+      const byPrincipal = this.#hashed.get(request.sql) ?? new Map<string, HashedKey>();
+      byPrincipal.set(request.principal.id, hashed);
+      // Set again: the entry's size is recounted with the new principal.
+      this.#hashed.set(request.sql, byPrincipal);
+    }
     return hashed;
   }
 
@@ -118,7 +127,7 @@ export class CacheKeyBuilder {
     if (request.parameters.length > 0) return undefined;
     const headers = request.inbound?.headers;
     if (headers !== undefined && (headers[CUSTOM_KEY_HEADERS[0]] !== undefined || headers[CUSTOM_KEY_HEADERS[1]] !== undefined)) return undefined;
-    return this.#hashed.get(`${request.principal.id}\u0000${request.sql}`);
+    return this.#hashed.get(request.sql)?.get(request.principal.id);
   }
 
   async build(request: QueryRequest): Promise<CacheKeySource> {

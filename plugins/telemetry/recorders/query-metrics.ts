@@ -28,7 +28,8 @@ export function recordQueryMetrics(runtime: PluginRuntime): void {
   const active = metrics.upDownCounter('query_active_count', { description: 'Queries running now (started and not yet fully sent), by protocol.' });
   const returnedRows = metrics.histogram('query_returned_rows', { description: 'Rows returned by each successful query.', boundaries: ROW_BOUNDARIES });
 
-  // Every query records into these: the series of each protocol are resolved once.
+  // Every query records into these: the series of each protocol are resolved once, and its
+  // executions by dataset list (keys the query already holds: no string is built per query).
   const byProtocol = memoise((protocol: string) => {
     const attributes = { protocol };
     return {
@@ -36,11 +37,8 @@ export function recordQueryMetrics(runtime: PluginRuntime): void {
       duration: duration.bind(attributes),
       executionDuration: executionDuration.bind(attributes),
       returnedRows: returnedRows.bind(attributes),
+      executions: memoise((datasets: string) => executions.bind({ protocol, datasets })),
     };
-  });
-  const executionsOf = memoise((key: string) => {
-    const [protocol = '', datasets = ''] = key.split('\u0000');
-    return executions.bind({ protocol, datasets });
   });
 
   // First, so a query refused by a later query.before tap is still counted and then uncounted.
@@ -56,7 +54,7 @@ export function recordQueryMetrics(runtime: PluginRuntime): void {
     series.duration.record(outcome.durationMs);
     series.executionDuration.record(outcome.executionMs);
     const datasets = query.datasets.length <= 1 ? (query.datasets[0] ?? '') : [...query.datasets].sort().join(',');
-    executionsOf(`${protocol}\u0000${datasets}`).add(1);
+    series.executions(datasets).add(1);
     if (outcome.status === 'error') failures.add(1, { protocol, err_code: outcome.error?.code ?? 'UNKNOWN' });
     if (outcome.status === 'ok') series.returnedRows.record(outcome.rows);
   });
