@@ -290,26 +290,44 @@ export class QueryPipeline {
   }
 }
 
-/** A query as it enters the pipeline: classified later (by the engine, or from memory). */
+const notPrepared = () => Promise.reject(new QuarryError('INTERNAL', 'the statement has not been prepared yet'));
+
+/**
+ * A query as it enters the pipeline: classified later (by the engine, or from memory). A
+ * class, so that making one per query is a plain allocation (the signal is a prototype getter).
+ */
+class PipelineQuery implements QueryRequest {
+  readonly id = randomUUID();
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+  readonly protocol: Protocol;
+  readonly principal: Principal;
+  readonly inbound: InboundRequest | undefined;
+  readonly startTime = new Date();
+  kind: QueryRequest['kind'] = 'other';
+  statementType = 'UNKNOWN';
+  datasets: string[] = [];
+  readonly state = new Map<string, unknown>();
+  logicalPlan: () => Promise<string> = notPrepared;
+  readonly #abort: AbortSignal | LazyAbort | undefined;
+  #ownSignal: AbortSignal | undefined;
+
+  constructor(options: ExecuteOptions) {
+    this.sql = options.sql;
+    this.parameters = options.parameters ?? [];
+    this.protocol = options.protocol;
+    this.principal = options.principal;
+    this.inbound = options.inbound;
+    this.#abort = options.signal;
+  }
+
+  get signal(): AbortSignal {
+    const abort = this.#abort;
+    if (abort instanceof LazyAbort) return abort.signal;
+    return abort ?? (this.#ownSignal ??= new AbortController().signal);
+  }
+}
+
 function newRequest(options: ExecuteOptions): QueryRequest {
-  const abort = options.signal;
-  let ownSignal: AbortSignal | undefined;
-  return {
-    id: randomUUID(),
-    sql: options.sql,
-    parameters: options.parameters ?? [],
-    protocol: options.protocol,
-    principal: options.principal,
-    inbound: options.inbound,
-    get signal() {
-      if (abort instanceof LazyAbort) return abort.signal;
-      return abort ?? (ownSignal ??= new AbortController().signal);
-    },
-    startTime: new Date(),
-    kind: 'other',
-    statementType: 'UNKNOWN',
-    datasets: [],
-    state: new Map(),
-    logicalPlan: () => Promise.reject(new QuarryError('INTERNAL', 'the statement has not been prepared yet')),
-  };
+  return new PipelineQuery(options);
 }

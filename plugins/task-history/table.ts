@@ -63,8 +63,29 @@ function wellFormed(text: string): string {
   return text.isWellFormed() ? text : text.toWellFormed();
 }
 
+/**
+ * JSON texts of strings that come again and again (a repeated query's SQL, label names and
+ * values, principals): encoded once. Bounded in entries and in the length of what it keeps.
+ */
+const encodedTexts = new Map<string, string>();
+const MAX_ENCODED_TEXTS = 512;
+const MAX_ENCODED_TEXT_LENGTH = 512;
+
 /** A string as JSON text, well-formed first. */
-const text = (value: string) => JSON.stringify(wellFormed(value));
+function text(value: string): string {
+  if (value.length > MAX_ENCODED_TEXT_LENGTH) return JSON.stringify(wellFormed(value));
+  let json = encodedTexts.get(value);
+  if (json === undefined) {
+    json = JSON.stringify(wellFormed(value));
+    if (encodedTexts.size >= MAX_ENCODED_TEXTS) encodedTexts.clear();
+    encodedTexts.set(value, json);
+  }
+  return json;
+}
+
+const HEX = /^[0-9a-f]*$/;
+/** Trace and span ids: hex digits as generated need no escaping and never repeat (not worth keeping). */
+const id = (value: string) => (HEX.test(value) ? `"${value}"` : text(value));
 const textOrNull = (value: string | undefined) => (value === undefined ? 'null' : text(value));
 /** A finite number as JSON (the columns are NOT NULL: a NaN would refuse the whole batch). */
 const number = (value: number) => (Number.isFinite(value) ? String(value) : '0');
@@ -74,7 +95,7 @@ function labelsJson(labels: Readonly<Record<string, string>>): string {
   for (const key in labels) {
     // Two keys that differ only in lone surrogates would collide once repaired: merged as an object does.
     if (!key.isWellFormed()) return JSON.stringify(Object.fromEntries(Object.entries(labels).map(([name, value]) => [wellFormed(name), wellFormed(value)])));
-    json += `${json === '' ? '' : ','}${JSON.stringify(key)}:${text(labels[key]!)}`;
+    json += `${json === '' ? '' : ','}${text(key)}:${text(labels[key]!)}`;
   }
   return `{${json}}`;
 }
@@ -85,7 +106,7 @@ function labelsJson(labels: Readonly<Record<string, string>>): string {
  * epoch microseconds, labels as a JSON object cast to the map type.
  */
 export function rowJson(row: TaskRow): string {
-  return `{"trace_id":${text(row.traceId)},"span_id":${text(row.spanId)},"parent_span_id":${textOrNull(row.parentSpanId)},`
+  return `{"trace_id":${id(row.traceId)},"span_id":${id(row.spanId)},"parent_span_id":${row.parentSpanId === undefined ? 'null' : id(row.parentSpanId)},`
     + `"task":${text(row.task)},"input":${text(row.input)},"captured_output":${textOrNull(row.capturedOutput)},`
     + `"start_us":${number(row.startTime.getTime() * 1000)},"end_us":${number(row.endTime.getTime() * 1000)},`
     + `"execution_duration_ms":${number(row.executionDurationMs)},"error_message":${textOrNull(row.errorMessage)},`
