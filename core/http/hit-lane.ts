@@ -7,7 +7,7 @@ import { admitThen } from '../pipeline/admission.js';
 import type { EncodedAnswer, InboundRequest } from '../pipeline/types.js';
 import type { ExecuteOptions } from '../pipeline/pipeline.js';
 import { inboundOf } from './inbound.js';
-import { CONTENT_TYPES, negotiateFormat } from './negotiate.js';
+import { CONTENT_TYPES, MEMO_NAMES, negotiateFormat } from './negotiate.js';
 
 /** The route the lane serves, and the only one. */
 export const HIT_LANE_ROUTE = '/v1/sql';
@@ -57,8 +57,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * The HTTP hit lane: `POST /v1/sql` requests whose answer is a results-cache entry already
  * encoded for them are answered here, in front of fastify, with the same admission (request
- * and auth hooks), the same pipeline steps (`QueryPipeline.answerEncoded`: query.before,
- * cache.peek, query.after) and the same headers and bytes as the route would send. Fastify's
+ * and auth hooks), the same pipeline steps (`QueryPipeline.answerEncoded`: cache.peek,
+ * query.before, query.after) and the same headers and bytes as the route would send. Fastify's
  * routing, hooks and reply objects cost several times what a hit itself costs; a hit is the
  * one answer common and cheap enough for that to matter.
  *
@@ -133,7 +133,7 @@ export class HitLane {
       const respond = (answer: EncodedAnswer) => this.#send(request, response, inbound, format, answer, arrived);
       const refuse = (error: QuarryError) => this.#handOver(request, response, { body, inbound, error });
       const options: ExecuteOptions = { sql, protocol: 'http', principal: inbound.principal, inbound };
-      if (!this.#answerer!(options, `http:${format}`, respond, refuse)) this.#handOver(request, response, { body, inbound });
+      if (!this.#answerer!(options, MEMO_NAMES[format], respond, refuse)) this.#handOver(request, response, { body, inbound });
     });
   }
 

@@ -11,6 +11,17 @@ export const CONTENT_TYPES: Record<ResultFormat, string> = {
   arrow: 'application/vnd.apache.arrow.stream',
 };
 
+/**
+ * The name a door keeps a result's body under in its memo (`ResultMemo`), per format: one
+ * string each, so the hit path hashes no new string per request.
+ */
+export const MEMO_NAMES: Record<ResultFormat, string> = {
+  'json-text': 'http:json-text',
+  json: 'http:json',
+  csv: 'http:csv',
+  arrow: 'http:arrow',
+};
+
 const byMediaType: Record<string, ResultFormat> = {
   'application/json': 'json',
   'text/csv': 'csv',

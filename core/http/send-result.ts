@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { QueryResult } from '../pipeline/types.js';
 import { encodeArrowStream, encodeCsv, encodeJson } from './encoders/index.js';
 import { whenClientGone } from './client-gone.js';
-import { CONTENT_TYPES, type ResultFormat } from './negotiate.js';
+import { CONTENT_TYPES, MEMO_NAMES, type ResultFormat } from './negotiate.js';
 
 /**
  * Streams a query result as the response. The first batch is read before the status line
@@ -13,7 +13,7 @@ import { CONTENT_TYPES, type ResultFormat } from './negotiate.js';
  */
 export async function sendResult(reply: FastifyReply, result: QueryResult, format: ResultFormat, extraHeaders: Record<string, string>): Promise<FastifyReply> {
   const iterator = result.batches[Symbol.asyncIterator]();
-  const memoName = `http:${format}`;
+  const memoName = MEMO_NAMES[format];
   const memoised = result.memo?.get(memoName);
   if (memoised) {
     // A cache hit encoded before: the same bytes again, no decoding or encoding.
