@@ -3,7 +3,7 @@ import { QuarryError } from '../errors/quarry-error.js';
 
 /**
  * Binds positional parameters (`$1`, `$2`, ...) from JSON-like values: integers as BIGINT,
- * other numbers as DOUBLE, strings, booleans, null, bigints, bytes (BLOB). The statement's own casts
+ * other numbers as DOUBLE, strings, booleans, null, bigints. The statement's own casts
  * (`$1::DATE`) turn strings into other types.
  */
 export function bindParameters(prepared: DuckDBPreparedStatement, parameters: readonly unknown[]): void {
@@ -24,7 +24,6 @@ export function bindParameters(prepared: DuckDBPreparedStatement, parameters: re
       else if (Number.isFinite(value)) prepared.bindDouble(index, value);
       else throw new QuarryError('PARAMETERS_INVALID', `parameter $${index} is ${value}; parameters must be finite numbers`);
     } else if (typeof value === 'string') prepared.bindVarchar(index, value);
-    else if (value instanceof Uint8Array) prepared.bindBlob(index, value);
     else {
       throw new QuarryError(
         'PARAMETERS_INVALID',

@@ -1,10 +1,11 @@
 import type { Logger } from '../../core/log.js';
-import { RowArena } from './row-arena.js';
-import { rowJson, type TaskRow } from './table.js';
+import type { RecordBatch } from 'apache-arrow';
+import { RowColumns } from './row-columns.js';
+import type { TaskRow } from './table.js';
 
 export interface TaskWriterOptions {
-  /** Writes one batch (one multi-row INSERT): `json` is a JSON array of `rowJson` objects. */
-  insert(batch: { rows: number; json: Uint8Array }): Promise<void>;
+  /** Writes one batch of rows (the table's columns; valid until the returned promise settles). */
+  insert(batch: { rows: number; batch: RecordBatch }): Promise<void>;
   /** Called with how many rows were lost (buffer full, or an INSERT failed). */
   onDrop(count: number): void;
   log: Logger;
@@ -23,12 +24,13 @@ export interface TaskWriterOptions {
  * ~100 ms or per 2,000 rows instead of one per query. One INSERT runs at a time with every
  * row buffered when it starts; while it runs, rows keep buffering up to a cap, and rows
  * beyond the cap are dropped and counted: task history must never hold the runtime's
- * memory hostage. Rows wait encoded, in one of two arenas: one fills while the other is written.
+ * memory hostage. Rows wait column by column (`RowColumns`), in one of two sets: one fills
+ * while the other is written.
  */
 export class TaskWriter {
   readonly #options: Required<Omit<TaskWriterOptions, 'log'>> & { log: Logger };
-  #filling = new RowArena();
-  #spare = new RowArena();
+  #filling = new RowColumns();
+  #spare = new RowColumns();
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> | undefined;
   #stopped = false;
@@ -39,18 +41,17 @@ export class TaskWriter {
 
   /** Queues a row; false when it was dropped (buffer full or writer stopped). */
   add(row: TaskRow): boolean {
-    const arena = this.#filling;
-    if (this.#stopped || arena.rows >= this.#options.maxBufferedRows) {
+    const columns = this.#filling;
+    if (this.#stopped || columns.rows >= this.#options.maxBufferedRows) {
       this.#options.onDrop(1);
       return false;
     }
-    const json = rowJson(row);
-    if (arena.bytes + json.length > this.#options.maxBufferedBytes) {
+    if (columns.bytes > this.#options.maxBufferedBytes) {
       this.#options.onDrop(1);
       return false;
     }
-    arena.append(json);
-    if (arena.rows >= this.#options.batchRows) this.#startWriting();
+    columns.append(row);
+    if (columns.rows >= this.#options.batchRows) this.#startWriting();
     else this.#schedule();
     return true;
   }
@@ -98,7 +99,7 @@ export class TaskWriter {
       this.#spare = batch;
       const rows = batch.rows;
       try {
-        await this.#options.insert({ rows, json: batch.json() });
+        await this.#options.insert({ rows, batch: batch.batch() });
       } catch (error) {
         // Not retried: a failing INSERT would otherwise grow the buffer for ever.
         this.#options.onDrop(rows);

@@ -63,7 +63,16 @@ const fill = <T extends { length: number; [index: number]: number | bigint }>(ar
   return array;
 };
 
-const label = (row: number) => (row % 11 === 5 ? '' : `ŝtring ${row} 🎉`);
+/** Text of every length class: empty, short (inside DuckDB's 16-byte string_t), exactly 12 bytes, 13, longer. */
+const label = (row: number) => {
+  switch (row % 5) {
+    case 0: return row % 11 === 5 ? '' : `${row}`;
+    case 1: return 'é'.repeat(6);
+    case 2: return `x${'é'.repeat(6)}`;
+    case 3: return `🎉${row % 100}`;
+    default: return `ŝtring ${row} 🎉`;
+  }
+};
 const blob = (row: number) => Uint8Array.from({ length: row % 5 }, (_, index) => (row + index * 61) % 256);
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
