@@ -66,27 +66,35 @@ function writeStrings(raw: ReturnType<typeof bindings.data_chunk_get_vector>, da
   }
   const nulls = data.nullCount > 0 ? data.nullBitmap : null;
   // Strings of up to 12 bytes live inside DuckDB's 16-byte string_t (length, then the bytes):
-  // they are laid out here and copied in one go; only longer ones need a call each (~0.15 µs).
-  const inlined = new Uint8Array(count * STRING_T_BYTES);
-  const lengths = new Uint32Array(inlined.buffer);
-  let longRows: number[] | undefined;
+  // runs of them are laid out here and copied in one go; longer ones need a call each.
+  let inlined: Uint8Array | undefined;
+  let lengths: Uint32Array | undefined;
+  let runStart = -1;
+  const copyRun = (end: number) => {
+    if (runStart < 0) return;
+    bindings.copy_data_to_vector(raw, runStart * STRING_T_BYTES, inlined!.buffer as ArrayBuffer, runStart * STRING_T_BYTES, (end - runStart) * STRING_T_BYTES);
+    runStart = -1;
+  };
   for (let row = 0; row < count; row++) {
     const bit = data.offset + start + row;
     if (nulls && !((nulls[bit >> 3]! >> (bit & 7)) & 1)) continue;
     const from = offsets[start + row]!;
-    const length = offsets[start + row + 1]! - from;
-    if (length > INLINED_STRING_BYTES) {
-      (longRows ??= []).push(row);
+    const to = offsets[start + row + 1]!;
+    if (to - from > INLINED_STRING_BYTES) {
+      copyRun(row);
+      bindings.vector_assign_string_element_len(raw, row, bytes.subarray(from, to));
       continue;
     }
-    lengths[row * 4] = length;
+    if (inlined === undefined) {
+      inlined = new Uint8Array(count * STRING_T_BYTES);
+      lengths = new Uint32Array(inlined.buffer);
+    }
+    if (runStart < 0) runStart = row;
+    lengths![row * 4] = to - from;
     const at = row * STRING_T_BYTES + 4;
-    for (let byte = 0; byte < length; byte++) inlined[at + byte] = bytes[from + byte]!;
+    for (let byte = from; byte < to; byte++) inlined[at + byte - from] = bytes[byte]!;
   }
-  bindings.copy_data_to_vector(raw, 0, inlined.buffer, 0, inlined.byteLength);
-  if (longRows) {
-    for (const row of longRows) bindings.vector_assign_string_element_len(raw, row, bytes.subarray(offsets[start + row]!, offsets[start + row + 1]!));
-  }
+  copyRun(count);
   return true;
 }
 
