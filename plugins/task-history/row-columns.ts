@@ -6,6 +6,8 @@ import type { TaskRow } from './table.js';
 /** Bytes a text column starts with; it grows to the largest batch it held and keeps that. */
 const INITIAL_BYTES = 16 * 1024;
 const INITIAL_ROWS = 256;
+/** Text up to this many UTF-16 units is tried as ASCII in JS before Buffer#write. */
+const SHORT_TEXT = 48;
 
 /** Lone UTF-16 surrogates become U+FFFD (what UTF-8 encoding does anyway), said explicitly. */
 function wellFormed(text: string): string {
@@ -34,11 +36,30 @@ class TextColumn {
     } else {
       // UTF-8 needs at most 3 bytes per UTF-16 unit.
       if (end + value.length * 3 > this.#bytes.length) this.#growBytes(end + value.length * 3);
-      end += this.#bytes.write(value, end, 'utf8');
+      end += this.#write(value, end);
       this.#validity[row >> 3] = this.#validity[row >> 3]! | (1 << (row & 7));
     }
     this.#offsets[row + 1] = end;
     this.#length = row + 1;
+  }
+
+  /**
+   * Short ASCII text (most label names and values, ids) is copied in JS; anything else, or
+   * text that turns out not to be ASCII, goes through Buffer#write (a call into C++ each).
+   */
+  #write(value: string, at: number): number {
+    const length = value.length;
+    if (length <= SHORT_TEXT) {
+      const bytes = this.#bytes;
+      let index = 0;
+      for (; index < length; index++) {
+        const code = value.charCodeAt(index);
+        if (code >= 0x80) break;
+        bytes[at + index] = code;
+      }
+      if (index === length) return length;
+    }
+    return this.#bytes.write(value, at, 'utf8');
   }
 
   /** The column as Arrow data (views of this column's memory: valid until `clear()`). */

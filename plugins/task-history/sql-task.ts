@@ -35,6 +35,11 @@ export function truncate(text: string, limit: number): string {
   return text.length <= limit ? text : text.slice(0, limit) + TRUNCATED_MARKER;
 }
 
+/** A UUID's 32 hex digits without its dashes (slices: cheaper than a replace per query). */
+function undashed(uuid: string): string {
+  return uuid.length === 36 ? uuid.slice(0, 8) + uuid.slice(9, 13) + uuid.slice(14, 18) + uuid.slice(19, 23) + uuid.slice(24) : uuid.replaceAll('-', '');
+}
+
 /** Milliseconds as label text: three decimals at most, no exponent. */
 function millis(value: number): string {
   return String(Math.round(value * 1000) / 1000);
@@ -59,7 +64,7 @@ export function sqlQueryRow(query: QueryRequest, outcome: QueryOutcome, captured
   if (query.protocol === 'internal') labels['runtime_query'] = 'true';
   if (outcome.status !== 'ok') labels['error_code'] = outcome.error?.code ?? (outcome.status === 'cancelled' ? 'QUERY_CANCELLED' : 'QUERY_FAILED');
   return {
-    traceId: query.id.replaceAll('-', ''),
+    traceId: undashed(query.id),
     spanId: newSpanId(),
     parentSpanId: undefined,
     task: 'sql_query',

@@ -127,3 +127,12 @@ test('a slice of the batch (the writer appends 512 rows a turn) carries its own 
     t.is(n, 1_500n);
   });
 });
+
+test('a query row\'s trace id is its query id without dashes', async (t) => {
+  const { sqlQueryRow } = await import('../../plugins/task-history/sql-task.js');
+  const id = '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
+  const query = { id, sql: 'SELECT 1', protocol: 'http', principal: { id: 'anonymous' }, datasets: [], statementType: 'SELECT', startTime: new Date(0) };
+  const outcome = { status: 'ok', rows: 1, executionMs: 0, durationMs: 1, cacheStatus: 'HIT', endTime: new Date(1), error: undefined };
+  const row = sqlQueryRow(query as never, outcome as never, undefined, { dataset: () => undefined });
+  t.is(row.traceId, '0f1e2d3c4b5a69788796a5b4c3d2e1f0');
+});
