@@ -10,7 +10,7 @@ import { createStatementPolicy, insertTarget, referencedDatasets } from './state
 import { LRUCache } from 'lru-cache';
 import { LazyAbort } from './lazy-abort.js';
 import type { PreparedQuery } from '../engine/engine.js';
-import type { CacheStatus, EncodedAnswer, InboundRequest, Principal, Protocol, QueryOutcome, QueryRequest, QueryResult, ResultMemo } from './types.js';
+import type { EncodedAnswer, InboundRequest, Principal, Protocol, QueryOutcome, QueryRequest, QueryResult, ResultMemo } from './types.js';
 
 /**
  * Whether anything tapped a hook. Not tapable's `isUsed()`: that counts interceptors too, and
@@ -19,6 +19,9 @@ import type { CacheStatus, EncodedAnswer, InboundRequest, Principal, Protocol, Q
 function tapped(hook: { readonly taps: readonly unknown[] }): boolean {
   return hook.taps.length > 0;
 }
+
+/** What a path reports of a finished query; `#afterThen` adds the duration and end time. */
+type Outcome = Omit<QueryOutcome, 'durationMs' | 'endTime'>;
 
 interface Classification {
   readonly kind: QueryRequest['kind'];
@@ -88,7 +91,7 @@ export class QueryPipeline {
     if (!this.#phase.acceptsWork) throw new QuarryError('RUNTIME_SHUTTING_DOWN', 'the runtime is shutting down and accepts no new queries');
     if (options.sql.trim() === '') throw new QuarryError('SQL_EMPTY', 'no SQL was given: send one SQL statement, e.g. SELECT 1');
     const abort = options.signal;
-    const request = newRequest(options);
+    const request = new PipelineQuery(options);
     const started = performance.now();
     this.#begin(request);
     // Prepared lazily: a statement whose classification is memoised and that a cache
@@ -152,11 +155,11 @@ export class QueryPipeline {
    * is called, synchronously when every tap is synchronous.
    */
   answerEncoded(options: ExecuteOptions, encoding: string, respond: (answer: EncodedAnswer) => void, refuse: (error: QuarryError) => void): boolean {
+    // A query.result tap wraps every result's batches (captured output): it must see this one too.
     if (!this.#phase.acceptsWork || tapped(this.#hooks.query.result) || !tapped(this.#hooks.cache.peek)) return false;
-    // Something that wraps every result's batches (captured output) must see this one too.
     const known = this.#classifications.get(options.sql);
     if (known === undefined) return false;
-    const request = newRequest(options);
+    const request = new PipelineQuery(options);
     request.kind = known.kind;
     request.statementType = known.statementType;
     request.datasets = [...known.datasets];
@@ -249,7 +252,7 @@ export class QueryPipeline {
   #after(
     request: QueryRequest,
     started: number,
-    outcome: { status: QueryOutcome['status']; error: QuarryError | undefined; rows: number; executionMs: number; cacheStatus: CacheStatus | undefined },
+    outcome: Outcome,
   ): Promise<void> {
     return new Promise((resolve) => this.#afterThen(request, started, outcome, resolve));
   }
@@ -258,9 +261,10 @@ export class QueryPipeline {
   #afterThen(
     request: QueryRequest,
     started: number,
-    outcome: { status: QueryOutcome['status']; error: QuarryError | undefined; rows: number; executionMs: number; cacheStatus: CacheStatus | undefined },
+    outcome: Outcome,
     done: () => void,
   ): void {
+    // Written out, not spread: this runs for every query.
     const finished: QueryOutcome = {
       status: outcome.status,
       error: outcome.error,
@@ -326,8 +330,4 @@ class PipelineQuery implements QueryRequest {
     if (abort instanceof LazyAbort) return abort.signal;
     return abort ?? (this.#ownSignal ??= new AbortController().signal);
   }
-}
-
-function newRequest(options: ExecuteOptions): QueryRequest {
-  return new PipelineQuery(options);
 }

@@ -42,11 +42,11 @@ export interface SqlResultsCacheOptions {
 export function tapSqlResultsCache(options: SqlResultsCacheOptions): SwrRefresher {
   const { name, runtime, keys } = options;
   const refresher = new SwrRefresher({ runtime, log: options.log, metrics: () => options.cache()?.metrics });
-  const facts = (cache: ResultCache<StoredResult>, state: QueryCacheState, status: CacheStatus, found?: CacheLookup<StoredResult>) =>
+  const facts = (cache: ResultCache<StoredResult>, key: CacheKeySource, status: CacheStatus, found?: CacheLookup<StoredResult>) =>
     cacheResponseHeaders({
       status,
-      scope: state.key.scope,
-      customKey: state.key.custom,
+      scope: key.scope,
+      customKey: key.custom,
       itemTtlMs: cache.itemTtlMs,
       staleWhileRevalidateMs: cache.staleWhileRevalidateMs,
       freshForMs: found?.freshForMs,
@@ -75,7 +75,7 @@ export function tapSqlResultsCache(options: SqlResultsCacheOptions): SwrRefreshe
     }
     if (verdict === 'STALE' && cache.staleWhileRevalidateMs > 0) refresher.start(request, key, hash);
     const stored = found.entry.value;
-    const headers = facts(cache, state, verdict, found);
+    const headers = facts(cache, state.key, verdict, found);
     const memo = memoOf(cache, found);
     // Every door the entry was encoded for before: no decoding at all.
     if (stored.rendered.size > 0) return { schema: stored.schema, batches: lazyReplay(stored), cacheStatus: verdict, headers, memo };
@@ -95,14 +95,7 @@ export function tapSqlResultsCache(options: SqlResultsCacheOptions): SwrRefreshe
     if (found === undefined || found.freshForMs <= 0) return undefined;
     const body = found.entry.value.rendered.get(encoding);
     if (body === undefined) return undefined;
-    const headers = cacheResponseHeaders({
-      status: 'HIT',
-      scope: hashed.key.scope,
-      customKey: false,
-      itemTtlMs: cache.itemTtlMs,
-      staleWhileRevalidateMs: cache.staleWhileRevalidateMs,
-      freshForMs: found.freshForMs,
-    });
+    const headers = facts(cache, hashed.key, 'HIT', found);
     return { body, rows: found.entry.value.rows, cacheStatus: 'HIT', headers, take: () => cache.metrics?.request(true) };
   });
 
@@ -110,7 +103,7 @@ export function tapSqlResultsCache(options: SqlResultsCacheOptions): SwrRefreshe
     const state = request.state.get(name) as QueryCacheState | undefined;
     const cache = options.cache();
     if (!state || !cache) return result;
-    Object.assign(result.headers, facts(cache, state, state.status));
+    Object.assign(result.headers, facts(cache, state.key, state.status));
     const batches = state.directives.noStore ? result.batches : keepCopy(result, (kept) => save(cache, request, state, result, kept), cache.maxBytes / MAX_ENTRY_FRACTION);
     return { schema: result.schema, batches, cacheStatus: state.status, headers: result.headers };
   });
