@@ -4,7 +4,7 @@ import { captureFirstRows, capturedRows } from './output-capture.js';
 import { PlanCapture } from './plan-capture.js';
 import { registerTaskHistory, type TaskInput } from './recorder.js';
 import { taskHistorySchema, type TaskHistoryConfig } from './schema.js';
-import { newSpanId, newTraceId, refreshRow, sqlQueryRow, truncate } from './sql-task.js';
+import { newSpanId, newTraceId, refreshRow, writeSqlQueryRow, truncate } from './sql-task.js';
 import type { RecordBatch } from 'apache-arrow';
 import { CREATE_TASK_HISTORY_SQL, retentionStatement, TASK_HISTORY_TABLE, TASK_HISTORY_TABLE_REF, type TaskRow } from './table.js';
 import { TaskWriter } from './writer.js';
@@ -117,12 +117,12 @@ export function createTaskHistoryPlugin(): QuarryPlugin {
       runtime.hooks.query.after.tap({ name: TASK_HISTORY_PLUGIN_NAME, stage: STAGE.OBSERVE_LAST }, (query, outcome) => {
         const output = config.captured_output === 'truncated' ? capturedRows(query) : undefined;
         if (!plans.wants(query, outcome)) {
-          writer.add(sqlQueryRow(query, outcome, output, runtime.engine));
+          writer.addWith((columns) => writeSqlQueryRow(columns, query, outcome, output, runtime.engine));
           return;
         }
         // The row waits for its plan; query.after itself never waits for the EXPLAIN.
         const pending = plans.capture(query).then((plan) => {
-          writer.add(sqlQueryRow(query, outcome, plan ?? output, runtime.engine));
+          writer.addWith((columns) => writeSqlQueryRow(columns, query, outcome, plan ?? output, runtime.engine));
         });
         awaitingPlans.add(pending);
         void pending.finally(() => awaitingPlans.delete(pending));

@@ -1,7 +1,7 @@
 import {
   Field, Float64, makeData, Map_, RecordBatch, Schema, Struct, TimestampNanosecond, Utf8, type Data, type DataType,
 } from 'apache-arrow';
-import type { TaskRow } from './table.js';
+import type { RowHead, TaskRow } from './table.js';
 
 /** Bytes a text column starts with; it grows to the largest batch it held and keeps that. */
 const INITIAL_BYTES = 16 * 1024;
@@ -39,6 +39,26 @@ class TextColumn {
       end += this.#write(value, end);
       this.#validity[row >> 3] = this.#validity[row >> 3]! | (1 << (row & 7));
     }
+    this.#offsets[row + 1] = end;
+    this.#length = row + 1;
+  }
+
+  /** A UUID's 32 hex digits, its dashes dropped as it is copied (no new string for each). */
+  appendUuidHex(uuid: string): void {
+    if (uuid.length !== 36) {
+      this.append(uuid.replaceAll('-', ''));
+      return;
+    }
+    const row = this.#length;
+    if (row + 1 >= this.#offsets.length) this.#growRows();
+    let end = this.#offsets[row]!;
+    if (end + 32 > this.#bytes.length) this.#growBytes(end + 32);
+    const bytes = this.#bytes;
+    for (let index = 0; index < 36; index++) {
+      const code = uuid.charCodeAt(index);
+      if (code !== 0x2d) bytes[end++] = code;
+    }
+    this.#validity[row >> 3] = this.#validity[row >> 3]! | (1 << (row & 7));
     this.#offsets[row + 1] = end;
     this.#length = row + 1;
   }
@@ -181,20 +201,57 @@ export class RowColumns {
     return this.#bytes;
   }
 
+  /** Appends a row given as an object (tasks other than queries; label names are repaired if need be). */
   append(row: TaskRow): void {
-    this.#traceId.append(row.traceId);
-    this.#spanId.append(row.spanId);
-    this.#parentSpanId.append(row.parentSpanId);
-    this.#task.append(row.task);
-    this.#input.append(wellFormed(row.input));
-    this.#capturedOutput.append(row.capturedOutput === undefined ? undefined : wellFormed(row.capturedOutput));
-    this.#startTime.append(nanoseconds(row.startTime));
-    this.#endTime.append(nanoseconds(row.endTime));
-    this.#duration.append(Number.isFinite(row.executionDurationMs) ? row.executionDurationMs : 0);
-    this.#errorMessage.append(row.errorMessage === undefined ? undefined : wellFormed(row.errorMessage));
-    this.#appendLabels(row.labels);
-    this.#bytes += 128 + row.input.length + (row.capturedOutput?.length ?? 0) + (row.errorMessage?.length ?? 0);
-    this.#rows += 1;
+    this.startRow(row);
+    let names: Readonly<Record<string, string>> = row.labels;
+    for (const name in names) {
+      if (name.isWellFormed()) continue;
+      // Names that differ only in lone surrogates collide once repaired: the last one wins, as in an object.
+      names = Object.fromEntries(Object.entries(names).map(([key, value]) => [key.toWellFormed(), value]));
+      break;
+    }
+    for (const name in names) this.label(name, names[name]!);
+    this.endRow();
+  }
+
+  /**
+   * Starts a row: every column but its labels, which follow one `label` call each, then
+   * `endRow`. A query's row is written this way, with no row or labels object built for it
+   * first (on a cache hit those objects, their property lookups and strings cost more than
+   * the rest of task history). `traceIdIsUuid`: the trace id is a UUID, copied without its dashes.
+   */
+  startRow(head: RowHead, traceIdIsUuid = false): void {
+    if (traceIdIsUuid) this.#traceId.appendUuidHex(head.traceId);
+    else this.#traceId.append(head.traceId);
+    this.#spanId.append(head.spanId);
+    this.#parentSpanId.append(head.parentSpanId);
+    this.#task.append(head.task);
+    this.#input.append(wellFormed(head.input));
+    this.#capturedOutput.append(head.capturedOutput === undefined ? undefined : wellFormed(head.capturedOutput));
+    this.#startTime.append(nanoseconds(head.startTime));
+    this.#endTime.append(nanoseconds(head.endTime));
+    this.#duration.append(Number.isFinite(head.executionDurationMs) ? head.executionDurationMs : 0);
+    this.#errorMessage.append(head.errorMessage === undefined ? undefined : wellFormed(head.errorMessage));
+    this.#bytes += 128 + head.input.length + (head.capturedOutput?.length ?? 0) + (head.errorMessage?.length ?? 0);
+  }
+
+  /** One label of the row begun by `startRow`; the name must be well-formed (a constant, or repaired). */
+  label(name: string, value: string): void {
+    this.#labelKeys.append(name);
+    this.#labelValues.append(wellFormed(value));
+  }
+
+  /** Ends the row begun by `startRow`. */
+  endRow(): void {
+    const row = this.#rows;
+    if (row + 1 >= this.#labelOffsets.length) {
+      const offsets = new Int32Array(this.#labelOffsets.length * 2);
+      offsets.set(this.#labelOffsets);
+      this.#labelOffsets = offsets;
+    }
+    this.#labelOffsets[row + 1] = this.#labelKeys.length;
+    this.#rows = row + 1;
   }
 
   /** The rows as one record batch (views of these columns' memory: valid until `clear()`). */
@@ -221,26 +278,5 @@ export class RowColumns {
     for (const column of [this.#startTime, this.#endTime, this.#duration]) column.clear();
     this.#rows = 0;
     this.#bytes = 0;
-  }
-
-  #appendLabels(labels: Readonly<Record<string, string>>): void {
-    const row = this.#rows;
-    if (row + 1 >= this.#labelOffsets.length) {
-      const offsets = new Int32Array(this.#labelOffsets.length * 2);
-      offsets.set(this.#labelOffsets);
-      this.#labelOffsets = offsets;
-    }
-    let names: Readonly<Record<string, string>> = labels;
-    for (const name in labels) {
-      if (name.isWellFormed()) continue;
-      // Names that differ only in lone surrogates collide once repaired: the last one wins, as in an object.
-      names = Object.fromEntries(Object.entries(labels).map(([key, value]) => [key.toWellFormed(), value]));
-      break;
-    }
-    for (const name in names) {
-      this.#labelKeys.append(name);
-      this.#labelValues.append(wellFormed(names[name]!));
-    }
-    this.#labelOffsets[row + 1] = this.#labelKeys.length;
   }
 }

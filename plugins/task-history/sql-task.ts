@@ -1,6 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import type { EngineApi } from '../../core/engine/engine-api.js';
 import type { DatasetLoadEvent, QueryOutcome, QueryRequest } from '../../core/pipeline/types.js';
+import type { RowColumns } from './row-columns.js';
 import type { TaskRow } from './table.js';
 
 /** SQL longer than this is cut in `input`: one huge INSERT ... VALUES must not pin megabytes for hours. */
@@ -35,36 +36,21 @@ export function truncate(text: string, limit: number): string {
   return text.length <= limit ? text : text.slice(0, limit) + TRUNCATED_MARKER;
 }
 
-/** A UUID's 32 hex digits without its dashes (slices: cheaper than a replace per query). */
-function undashed(uuid: string): string {
-  return uuid.length === 36 ? uuid.slice(0, 8) + uuid.slice(9, 13) + uuid.slice(14, 18) + uuid.slice(19, 23) + uuid.slice(24) : uuid.replaceAll('-', '');
-}
-
 /** Milliseconds as label text: three decimals at most, no exponent. */
 function millis(value: number): string {
   return String(Math.round(value * 1000) / 1000);
 }
 
 /**
- * The `sql_query` row of one finished query. The trace id is the query id (a UUID without
- * dashes), so a row can be matched with the runtime's logs of the same query.
+ * Writes the `sql_query` row of one finished query straight into the columns. The trace id
+ * is the query id (a UUID, written without its dashes), so a row can be matched with the
+ * runtime's logs of the same query. Labels as Spice names them, plus `statement_type`,
+ * `principal` and `results_cache_status`.
  */
-export function sqlQueryRow(query: QueryRequest, outcome: QueryOutcome, capturedOutput: string | undefined, engine: Pick<EngineApi, 'dataset'>): TaskRow {
-  const labels: Record<string, string> = {
-    protocol: query.protocol,
-    datasets: query.datasets.join(','),
-    rows_produced: String(outcome.rows),
-    query_execution_duration_ms: millis(outcome.executionMs),
-    results_cache_hit: String(outcome.cacheStatus === 'HIT' || outcome.cacheStatus === 'STALE'),
-    statement_type: query.statementType,
-    principal: query.principal.id,
-  };
-  if (outcome.cacheStatus !== undefined) labels['results_cache_status'] = outcome.cacheStatus;
-  if (query.datasets.some((name) => engine.dataset(name)?.accelerated)) labels['accelerated'] = 'true';
-  if (query.protocol === 'internal') labels['runtime_query'] = 'true';
-  if (outcome.status !== 'ok') labels['error_code'] = outcome.error?.code ?? (outcome.status === 'cancelled' ? 'QUERY_CANCELLED' : 'QUERY_FAILED');
-  return {
-    traceId: undashed(query.id),
+export function writeSqlQueryRow(columns: RowColumns, query: QueryRequest, outcome: QueryOutcome, capturedOutput: string | undefined, engine: Pick<EngineApi, 'dataset'>): void {
+  const failed = outcome.status !== 'ok';
+  columns.startRow({
+    traceId: query.id,
     spanId: newSpanId(),
     parentSpanId: undefined,
     task: 'sql_query',
@@ -73,9 +59,21 @@ export function sqlQueryRow(query: QueryRequest, outcome: QueryOutcome, captured
     startTime: query.startTime,
     endTime: outcome.endTime,
     executionDurationMs: outcome.durationMs,
-    errorMessage: outcome.status === 'ok' ? undefined : (outcome.error?.message ?? 'the query was cancelled'),
-    labels,
-  };
+    errorMessage: failed ? (outcome.error?.message ?? 'the query was cancelled') : undefined,
+  }, true);
+  const datasets = query.datasets;
+  columns.label('protocol', query.protocol);
+  columns.label('datasets', datasets.length === 1 ? datasets[0]! : datasets.join(','));
+  columns.label('rows_produced', String(outcome.rows));
+  columns.label('query_execution_duration_ms', millis(outcome.executionMs));
+  columns.label('results_cache_hit', outcome.cacheStatus === 'HIT' || outcome.cacheStatus === 'STALE' ? 'true' : 'false');
+  columns.label('statement_type', query.statementType);
+  columns.label('principal', query.principal.id);
+  if (outcome.cacheStatus !== undefined) columns.label('results_cache_status', outcome.cacheStatus);
+  if (datasets.some((name) => engine.dataset(name)?.accelerated)) columns.label('accelerated', 'true');
+  if (query.protocol === 'internal') columns.label('runtime_query', 'true');
+  if (failed) columns.label('error_code', outcome.error?.code ?? (outcome.status === 'cancelled' ? 'QUERY_CANCELLED' : 'QUERY_FAILED'));
+  columns.endRow();
 }
 
 /**

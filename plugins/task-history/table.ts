@@ -21,8 +21,8 @@ export const CREATE_TASK_HISTORY_SQL = `CREATE TABLE IF NOT EXISTS ${TASK_HISTOR
   labels MAP(VARCHAR, VARCHAR) NOT NULL
 )`;
 
-/** One row of the table. */
-export interface TaskRow {
+/** One row of the table, its labels aside. */
+export interface RowHead {
   readonly traceId: string;
   readonly spanId: string;
   readonly parentSpanId: string | undefined;
@@ -33,6 +33,10 @@ export interface TaskRow {
   readonly endTime: Date;
   readonly executionDurationMs: number;
   readonly errorMessage: string | undefined;
+}
+
+/** One row of the table. */
+export interface TaskRow extends RowHead {
   readonly labels: Readonly<Record<string, string>>;
 }
 

@@ -41,12 +41,17 @@ export class TaskWriter {
 
   /** Queues a row; false when it was dropped (buffer full or writer stopped). */
   add(row: TaskRow): boolean {
+    return this.addWith((columns) => columns.append(row));
+  }
+
+  /** Queues the one row `write` appends to the columns (see `RowColumns.startRow`); false when dropped. */
+  addWith(write: (columns: RowColumns) => void): boolean {
     const columns = this.#filling;
     if (this.#stopped || columns.rows >= this.#options.maxBufferedRows || columns.bytes > this.#options.maxBufferedBytes) {
       this.#options.onDrop(1);
       return false;
     }
-    columns.append(row);
+    write(columns);
     if (columns.rows >= this.#options.batchRows) this.#startWriting();
     else this.#schedule();
     return true;
@@ -76,8 +81,11 @@ export class TaskWriter {
     if (this.#writing || this.#filling.rows === 0) return;
     this.#writing = this.#writeAll().finally(() => {
       this.#writing = undefined;
-      // Rows that arrived during the last INSERT wait at most one more interval.
-      if (this.#filling.rows > 0 && !this.#stopped) this.#schedule();
+      // Rows that arrived during the last write wait at most one more interval, unless a
+      // whole batch is already waiting.
+      if (this.#stopped || this.#filling.rows === 0) return;
+      if (this.#filling.rows >= this.#options.batchRows) this.#startWriting();
+      else this.#schedule();
     });
   }
 
@@ -88,21 +96,24 @@ export class TaskWriter {
     this.#timer.unref();
   }
 
+  /**
+   * Writes the rows buffered now, once. Rows that arrive meanwhile wait for the next interval
+   * (or `batchRows`): writing them at once would keep a write running back to back under any
+   * steady load, one small append every few milliseconds, each a fixed engine cost.
+   */
   async #writeAll(): Promise<void> {
-    while (this.#filling.rows > 0) {
-      const batch = this.#filling;
-      this.#filling = this.#spare;
-      this.#spare = batch;
-      const rows = batch.rows;
-      try {
-        await this.#options.insert({ rows, batch: batch.batch() });
-      } catch (error) {
-        // Not retried: a failing INSERT would otherwise grow the buffer for ever.
-        this.#options.onDrop(rows);
-        this.#options.log.warn('task history rows could not be written and were dropped', { rows, error: (error as Error).message });
-      } finally {
-        batch.clear();
-      }
+    const batch = this.#filling;
+    this.#filling = this.#spare;
+    this.#spare = batch;
+    const rows = batch.rows;
+    try {
+      await this.#options.insert({ rows, batch: batch.batch() });
+    } catch (error) {
+      // Not retried: a failing INSERT would otherwise grow the buffer for ever.
+      this.#options.onDrop(rows);
+      this.#options.log.warn('task history rows could not be written and were dropped', { rows, error: (error as Error).message });
+    } finally {
+      batch.clear();
     }
   }
 }

@@ -128,11 +128,26 @@ test('a slice of the batch (the writer appends 512 rows a turn) carries its own 
   });
 });
 
-test('a query row\'s trace id is its query id without dashes', async (t) => {
-  const { sqlQueryRow } = await import('../../plugins/task-history/sql-task.js');
+test('a query\'s row is written straight into the columns: its id without dashes as trace id, its labels in order', async (t) => {
+  const { writeSqlQueryRow } = await import('../../plugins/task-history/sql-task.js');
   const id = '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
-  const query = { id, sql: 'SELECT 1', protocol: 'http', principal: { id: 'anonymous' }, datasets: [], statementType: 'SELECT', startTime: new Date(0) };
-  const outcome = { status: 'ok', rows: 1, executionMs: 0, durationMs: 1, cacheStatus: 'HIT', endTime: new Date(1), error: undefined };
-  const row = sqlQueryRow(query as never, outcome as never, undefined, { dataset: () => undefined });
-  t.is(row.traceId, '0f1e2d3c4b5a69788796a5b4c3d2e1f0');
+  const query = { id, sql: 'SELECT \uD800 1', protocol: 'http', principal: { id: 'reader' }, datasets: ['orders', 'customers'], statementType: 'SELECT', startTime: new Date(0) };
+  const outcome = { status: 'error', rows: 0, executionMs: 1.23456, durationMs: 2, cacheStatus: 'MISS', endTime: new Date(1), error: { code: 'SQL_ERROR', message: 'bad' } };
+  const columns = new RowColumns();
+  columns.append(row(1));
+  writeSqlQueryRow(columns, query as never, outcome as never, undefined, { dataset: (name) => (name === 'customers' ? { accelerated: true } as never : undefined) });
+  t.is(columns.rows, 2);
+  await withTable(async (connection, append) => {
+    await append(columns.batch());
+    const [stored] = (await connection.runAndReadAll(`SELECT trace_id, length(span_id) AS span_length, task, input, error_message, map_keys(labels) AS keys, map_values(labels) AS values FROM runtime.task_history WHERE task = 'sql_query'`)).getRowObjectsJS();
+    t.deepEqual(stored, {
+      trace_id: '0f1e2d3c4b5a69788796a5b4c3d2e1f0',
+      span_length: 16n,
+      task: 'sql_query',
+      input: 'SELECT \uFFFD 1',
+      error_message: 'bad',
+      keys: ['protocol', 'datasets', 'rows_produced', 'query_execution_duration_ms', 'results_cache_hit', 'statement_type', 'principal', 'results_cache_status', 'accelerated', 'error_code'],
+      values: ['http', 'orders,customers', '0', '1.235', 'false', 'SELECT', 'reader', 'MISS', 'true', 'SQL_ERROR'],
+    });
+  });
 });

@@ -60,6 +60,53 @@ test('the writer batches rows into few INSERTs', async (t) => {
   t.deepEqual(batches, [500, 734, 1], 'a lone row is written by the timer');
 });
 
+test('rows that arrive while a write runs wait for the interval: a steady trickle is not written back to back', async (t) => {
+  const writes: number[] = [];
+  const writer = new TaskWriter({
+    // Each write takes 10 ms, as a small engine append does.
+    insert: async ({ rows }) => {
+      writes.push(rows);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    },
+    onDrop: () => t.fail('nothing may drop'),
+    log: quiet,
+    flushIntervalMs: 150,
+  });
+  // One row every 2 ms for ~400 ms: written back to back, that is a write every ~10 ms (30 or more).
+  const started = Date.now();
+  let added = 0;
+  while (Date.now() - started < 400) {
+    writer.add(row(added++));
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  const duringLoad = writes.length;
+  await writer.flush();
+  t.true(duringLoad <= 4, `${duringLoad} writes in 400 ms with a 150 ms interval`);
+  t.is(writes.reduce((sum, rows) => sum + rows, 0), added, 'every row is written once');
+});
+
+test('a whole batch that built up during a write is written at once, not after another interval', async (t) => {
+  const writes: number[] = [];
+  let release: () => void = () => undefined;
+  const writer = new TaskWriter({
+    insert: async ({ rows }) => {
+      writes.push(rows);
+      if (writes.length === 1) await new Promise<void>((resolve) => (release = resolve));
+    },
+    onDrop: () => t.fail('nothing may drop'),
+    log: quiet,
+    batchRows: 100,
+    flushIntervalMs: 60_000,
+  });
+  for (let i = 0; i < 100; i += 1) writer.add(row(i));
+  for (let i = 0; i < 150; i += 1) writer.add(row(i));
+  t.deepEqual(writes, [100]);
+  release();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  t.deepEqual(writes, [100, 150], 'the second batch did not wait for the 60 s interval');
+  await writer.stop();
+});
+
 test('under a flood faster than INSERTs, the buffer stays capped and drops are counted', async (t) => {
   let release: () => void = () => undefined;
   const blocked = new Promise<void>((resolve) => (release = resolve));
