@@ -74,7 +74,12 @@ export class FileObjectStore implements ObjectStore {
     if (!match) return undefined;
     const expected = Number(match[1]);
     if (expected < 1 || Date.now() - Number(match[2]) > this.#timing.staleReadMs) return undefined;
-    return this.#create(this.#directory(key), expected + 1, body);
+    const directory = this.#directory(key);
+    // The version must be one of this key's: a token from another key (or a key never written)
+    // would otherwise create its successor from nothing. A collected version has successors,
+    // so its successor's link fails anyway.
+    if (!(await stat(path.join(directory, versionName(expected))).then(() => true, () => false))) return undefined;
+    return this.#create(directory, expected + 1, body);
   }
 
   async delete(key: string): Promise<void> {

@@ -93,8 +93,9 @@ export class S3ObjectStore implements ObjectStore {
       return answer.ETag ?? '';
     } catch (error) {
       const status = error instanceof sdk.S3ServiceException ? error.$metadata.httpStatusCode : undefined;
-      // 412 Precondition Failed: the condition did not hold; 409: a concurrent conditional write won.
-      if (status === 412 || status === 409) return undefined;
+      // 412 Precondition Failed: the condition did not hold; 409: a concurrent conditional write
+      // won; 404 on If-Match: the object to replace is gone (S3 answers NoSuchKey, not 412).
+      if (status === 412 || status === 409 || (status === 404 && condition.IfMatch !== undefined)) return undefined;
       throw error;
     }
   }

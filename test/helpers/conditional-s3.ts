@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A minimal S3 endpoint (path-style GET/PUT/DELETE of objects) that honours conditional
- * writes: `If-None-Match: *` and `If-Match: <etag>` answer 412 when they do not hold. s3rver,
+ * writes: `If-None-Match: *` and `If-Match: <etag>` answer 412 when they do not hold (If-Match
+ * on a missing key: 404, as S3 and moto answer). s3rver,
  * the S3 server that runs here, ignores both (stack-notes §9) and no S3-compatible server that
  * does is installable on these machines, so the compare-and-swap semantics are checked
  * against this. One process, one thread: each request is checked and applied atomically.
@@ -33,7 +34,12 @@ export async function startConditionalS3(): Promise<{ endpoint: string; objects:
         puts++;
         const ifNoneMatch = request.headers['if-none-match'];
         const ifMatch = request.headers['if-match'];
-        if ((ifNoneMatch === '*' && existing) || (ifMatch !== undefined && (!existing || etagOf(existing) !== ifMatch))) {
+        // As S3 answers: If-Match on a key that does not exist is 404 NoSuchKey, not 412.
+        if (ifMatch !== undefined && !existing) {
+          failures++;
+          return xmlError(404, 'NoSuchKey');
+        }
+        if ((ifNoneMatch === '*' && existing) || (ifMatch !== undefined && etagOf(existing!) !== ifMatch)) {
           failures++;
           return xmlError(412, 'PreconditionFailed');
         }

@@ -1,0 +1,46 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { S3Client, CreateBucketCommand } from '@aws-sdk/client-s3';
+
+/**
+ * moto's S3 server (`moto_server`, Python), when this machine has it: unlike s3rver it
+ * enforces conditional writes (`If-None-Match: *`, `If-Match`) as S3 does. It is not an npm or
+ * Debian package, so tests that need it are skipped where it is missing (they say so).
+ */
+export function motoAvailable(): boolean {
+  return spawnSync('moto_server', ['--help'], { stdio: 'ignore' }).status === 0;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Starts moto on a free loopback port with the given buckets; `close` stops it. */
+export async function startMoto(buckets: readonly string[]): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const port = await freePort();
+  const child: ChildProcess = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const endpoint = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if ((await fetch(`${endpoint}/moto-api/`).then((response) => response.status, () => 0)) !== 0) break;
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`moto_server did not start: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  for (const bucket of buckets) await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  client.destroy();
+  return {
+    endpoint,
+    close: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
