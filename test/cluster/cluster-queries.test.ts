@@ -59,7 +59,7 @@ test.serial('a scheduler and three executors answer like one node; pruning by pa
   try {
     const single = await startDaemon([singleDirectory]);
     processes.push(single);
-    const started = await spawnScheduler([clusterDirectory, '--role', 'scheduler', '--node-bind-address', '127.0.0.1:0', '--allow-insecure-connections', '-v']);
+    const started = await spawnScheduler([clusterDirectory, '--role', 'scheduler', '--node-bind-address', '127.0.0.1:0', '--allow-insecure-connections', '--metrics', '127.0.0.1:0', '-v']);
     const schedulerProcess = started.daemon;
     processes.push(schedulerProcess);
     const nodeEndpoint = started.nodeEndpoint;
@@ -137,6 +137,16 @@ test.serial('a scheduler and three executors answer like one node; pruning by pa
     const status = await runCommand('quarry', ['status', '--endpoint', scheduler.baseUrl]);
     t.is(status.code, 0, status.stderr);
     t.regex(status.stdout, /cluster.*executor-[abc] \(executor, \d+ orders/);
+
+    // The cluster's metrics on the scheduler's Prometheus endpoint.
+    const metricsUrl = /Metrics listening endpoint=(http:\/\/[\d.:]+\/metrics)/.exec(schedulerProcess.output())![1]!;
+    const exposition = await (await fetch(metricsUrl)).text();
+    t.regex(exposition, /^scheduler_active_executors_count(\{[^}]*\})? 3$/m);
+    const assignments = [...exposition.matchAll(/^scheduler_executor_assignments\{[^}]*executor="(executor-[abc])"[^}]*\} (\d+)$/gm)];
+    const partitionCount = Object.values((await state.read()).datasets).reduce((sum, entry) => sum + Object.keys(entry.partitions).length, 0);
+    t.is(assignments.reduce((sum, match) => sum + Number(match[2]), 0), partitionCount, 'assignments per executor add up to every partition');
+    t.is(new Set(assignments.map((match) => match[1])).size, 3);
+    t.regex(exposition, /^node_status\{[^}]*node_id="executor-a"[^}]*\} 1$/m);
 
     // An executor refuses a scan leg for a partition it does not hold (never an empty answer).
     const document = await state.read();
