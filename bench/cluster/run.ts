@@ -3,7 +3,9 @@
  *
  * 1. Pruning: a query filtering on the partition key (`customer_id = K`) on a scheduler with
  *    three executors asks only the owner of K's bucket; printed: executors asked and rows each
- *    returned, beside the same figures for the query without the key filter.
+ *    returned, beside the same figures for the query without the key filter, and the rows each
+ *    asked executor's table scan read (DuckDB's `operator_rows_scanned`, from `EXPLAIN
+ *    (ANALYZE, FORMAT JSON)` of the query on that executor) against the single node's.
  * 2. Merge overhead: the median time of the same queries on the scheduler (which pushes them
  *    into its executors and merges their answers, or fetches their rows) against one node
  *    holding all the data, as a ratio (target <= 1.5x). Both run in the same run on the same
@@ -60,6 +62,18 @@ async function query(node: Node, sql: string): Promise<string> {
   const body = await response.text();
   if (response.status !== 200) throw new Error(`${sql}: ${response.status} ${body}`);
   return body;
+}
+
+/** Rows the table scans of `sql` read on `node` (the sum of DuckDB's operator_rows_scanned over its profiled plan). */
+async function rowsScanned(node: Node, sql: string): Promise<number> {
+  const [row] = JSON.parse(await query(node, `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`)) as Array<Record<string, string>>;
+  const sum = (operator: { operator_rows_scanned?: number; children?: unknown[] }): number =>
+    (operator.operator_rows_scanned ?? 0) + (operator.children ?? []).reduce<number>((total, child) => total + sum(child as typeof operator), 0);
+  return sum(JSON.parse(Object.values(row!).at(-1)!) as { children?: unknown[] });
+}
+
+async function rowsHeld(node: Node): Promise<number> {
+  return Number((JSON.parse(await query(node, 'SELECT count(*) AS n FROM events')) as Array<{ n: number }>)[0]!.n);
 }
 
 /** Median time of `sql` on each node, the nodes taking turns run by run (drift on this shared machine hits them alike). */
@@ -123,6 +137,15 @@ try {
   const unkeyed = await legs('SELECT event_id, amount FROM events WHERE amount > 99');
   console.log(`pruning, WHERE customer_id = 42 (the partition key): ${keyed.legs.length} of 3 executors asked (pushdown ${keyed.pushdown}) — ${keyed.legs.join(', ')}`);
   console.log(`baseline, WHERE amount > 99 (not the key):          ${unkeyed.legs.length} of 3 executors asked (pushdown ${unkeyed.pushdown}) — ${unkeyed.legs.join(', ')}`);
+  // Rows read by the table scans: on each asked executor (only its share, stored in customer_id order) and on the single node.
+  const executorsByName = new Map(['executor-a', 'executor-b', 'executor-c'].map((name, index) => [name, nodes[2 + index]!]));
+  for (const [label, sql, asked] of [['key filter', 'SELECT event_id, amount FROM events WHERE customer_id = 42', keyed], ['no key filter', 'SELECT event_id, amount FROM events WHERE amount > 99', unkeyed]] as const) {
+    const perExecutor = await Promise.all(asked.legs.map(async (leg) => {
+      const name = leg.split(':')[0]!;
+      return `${name} ${(await rowsScanned(executorsByName.get(name)!, sql)).toLocaleString('en')} of ${(await rowsHeld(executorsByName.get(name)!)).toLocaleString('en')}`;
+    }));
+    console.log(`rows scanned, ${label.padEnd(13)}: ${perExecutor.join(', ')} | single node ${(await rowsScanned(single, sql)).toLocaleString('en')} of ${Number(JSON.parse(total)[0].n).toLocaleString('en')}`);
+  }
 
   // 2. Merge overhead against one node with the same data.
   const queries: Array<[string, string]> = [
