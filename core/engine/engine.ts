@@ -7,6 +7,7 @@ import { formatSizeApproximately } from '../units.js';
 import type { DatasetLoadEvent, Principal, StatementKind } from '../pipeline/types.js';
 import { tableFromArrays, type RecordBatch, type Schema } from 'apache-arrow';
 import { appendBatches } from './append.js';
+import { BatchInserter } from './batch-insert.js';
 import { classifyStatement, statementTypeName } from './classify.js';
 import { AdminConnection } from './admin-connection.js';
 import { ConnectionPool } from './connection-pool.js';
@@ -82,6 +83,10 @@ export interface EngineOptions {
  */
 export class Engine implements EngineApi {
   readonly #instance: DuckDBInstance;
+  readonly #inserter = new BatchInserter();
+  #insertConnection: DuckDBConnection | undefined;
+  #batchInserts: Promise<void> = Promise.resolve();
+  #closing = false;
   readonly #pool: ConnectionPool;
   readonly #registry: DatasetRegistry;
   readonly #options: EngineOptions;
@@ -284,6 +289,19 @@ export class Engine implements EngineApi {
     } finally {
       connection.closeSync();
     }
+  }
+
+  insertBatch(table: { schema: string; name: string }, batch: RecordBatch): Promise<number> {
+    // One connection for these inserts, one statement at a time (a DuckDB connection runs one).
+    const run = this.#batchInserts.then(async () => {
+      if (this.#closing) throw new QuarryError('RUNTIME_SHUTTING_DOWN', 'the engine is closing and takes no more rows');
+      this.#insertConnection ??= await this.#instance.connect();
+      return this.#inserter.insert(this.#insertConnection, table, batch);
+    });
+    this.#batchInserts = run.then(() => undefined, () => undefined);
+    return run.catch((error: unknown) => {
+      throw this.#mapError(error);
+    });
   }
 
   async appendToTable(table: { schema: string; name: string }, schema: Schema, batches: AsyncIterable<RecordBatch>, signal: AbortSignal): Promise<number> {
@@ -578,11 +596,26 @@ export class Engine implements EngineApi {
    * connection still busy after CLOSE_WAIT_MS is left open (closing it would hang its call for
    * good) and goes with the process; so does the instance then.
    */
+  /** Waits (bounded) for the insert under way, then closes its connection; false if it was still running. */
+  async #closeInsertConnection(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      this.#batchInserts.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!finished) return false;
+    this.#insertConnection?.closeSync();
+    this.#insertConnection = undefined;
+    return true;
+  }
+
   async close(): Promise<void> {
+    this.#closing = true;
     this.#scheduler.close();
     this.#registry.markShuttingDown();
-    const [, adminClosed] = await Promise.all([this.#pool.close(CLOSE_WAIT_MS), this.#admin.close(CLOSE_WAIT_MS)]);
-    if (adminClosed && this.#pool.busyCount === 0) this.#instance.closeSync();
+    const [, adminClosed, insertsClosed] = await Promise.all([this.#pool.close(CLOSE_WAIT_MS), this.#admin.close(CLOSE_WAIT_MS), this.#closeInsertConnection()]);
+    if (adminClosed && insertsClosed && this.#pool.busyCount === 0) this.#instance.closeSync();
     else this.#options.log.warn('engine closed with a statement still running; its connection is left to the process exit');
     this.#fetch.close();
   }
