@@ -10,6 +10,7 @@ import { ClusterState } from '../../plugins/scheduler/cluster-state.js';
 import { WriteLog } from '../../plugins/scheduler/writes/write-log.js';
 import type { ClusterDocument } from '../../plugins/scheduler/cluster-document.js';
 import { FlightSqlClient } from '../../core/flight/client/flight-sql-client.js';
+import { FlightDescriptor_DescriptorType } from '../../core/flight/generated/arrow/flight/protocol/flight_pb.js';
 import { createTestPki, type IssuedCertificate, type TestPki } from '../helpers/certificates.js';
 import { flightEndpointOf, startDaemon, type Daemon } from '../helpers/daemon.js';
 import { writeManifestDirectory } from '../helpers/runtime.js';
@@ -170,6 +171,18 @@ test.serial('writes on a scheduler go over mTLS to the owner of each row\'s part
     }
     t.is(updated, 4, 'each row inserted over Flight SQL landed once');
 
+    // A plain Flight DoPut with a PATH descriptor naming the dataset is routed the same way.
+    const pathUpload = tableFromArrays({ order_id: BigInt64Array.from([9_160_001n, 9_160_002n]), customer_id: BigInt64Array.from([260_001n, 260_002n]) });
+    await flight.flight.doPut({ type: FlightDescriptor_DescriptorType.PATH, path: ['orders'] }, { schema: pathUpload.schema, batches: pathUpload.batches });
+    let appended = 0;
+    for (const [index, name] of names.entries()) {
+      const { table } = await peers[index]!.query('SELECT CAST(hash(customer_id) % 4 AS INTEGER) AS b FROM orders WHERE order_id BETWEEN 9160001 AND 9160002');
+      const buckets = table.toArray().map((row) => Number(row['b']));
+      t.true(buckets.every((bucket) => owners.get(bucket) === name), `rows put over a PATH descriptor on ${name} are of its own buckets`);
+      appended += buckets.length;
+    }
+    t.is(appended, 2, 'each row put over a PATH descriptor landed once');
+
     // A dataset without access: read_write is refused as on a single node: 403 WRITE_NOT_ALLOWED.
     const refused = await sql(scheduler, 'INSERT INTO orders_ro (order_id, customer_id) VALUES (1, 1)');
     t.is(refused.status, 403, refused.body);
@@ -181,7 +194,7 @@ test.serial('writes on a scheduler go over mTLS to the owner of each row\'s part
     // Accepted writes are in the write log of the state store, one entry per executor per write.
     const writeLog = new WriteLog(new FileObjectStore(stateDirectory));
     const accepted = await writeLog.entries('orders');
-    t.is(accepted.reduce((sum, entry) => sum + entry.rows, 0), 20, 'the 12 + 4 inserted and 4 ingested rows are recorded');
+    t.is(accepted.reduce((sum, entry) => sum + entry.rows, 0), 22, 'the 12 + 4 inserted, 4 ingested and 2 put rows are recorded');
 
     // kill -9 one executor: a write touching its partitions fails as a whole, naming the partition or the executor.
     const victim = 'executor-a';
@@ -199,15 +212,15 @@ test.serial('writes on a scheduler go over mTLS to the owner of each row\'s part
     // plus the write log: every accepted row is served again, none twice.
     await waitFor(() => state.read(), (current) => Object.values(current.datasets['orders']!.partitions).every((partition) => partition.owner === 'executor-b'), 'executor-b owns every partition of orders', 30_000);
     const after = await waitFor(() => sql(scheduler, 'SELECT count(*) AS n FROM orders'), (answer) => answer.status === 200, 'the scheduler answers again', 60_000);
-    t.is(after.body, `[{"n":${BASE_ROWS + 20}}]`, 'source rows and accepted writes, once each');
+    t.is(after.body, `[{"n":${BASE_ROWS + 22}}]`, 'source rows and accepted writes, once each');
     const survived = await sql(scheduler, 'SELECT order_id FROM orders WHERE order_id > 9000000 ORDER BY order_id');
-    t.deepEqual((JSON.parse(survived.body) as Array<{ order_id: number }>).map((row) => row.order_id), [...Array.from({ length: 12 }, (_, index) => 9_000_001 + index), 9_100_001, 9_100_002, 9_100_003, 9_100_004, 9_150_001, 9_150_002, 9_150_003, 9_150_004]);
+    t.deepEqual((JSON.parse(survived.body) as Array<{ order_id: number }>).map((row) => row.order_id), [...Array.from({ length: 12 }, (_, index) => 9_000_001 + index), 9_100_001, 9_100_002, 9_100_003, 9_100_004, 9_150_001, 9_150_002, 9_150_003, 9_150_004, 9_160_001, 9_160_002]);
 
     // A write after the move lands on the new owner and in the log.
     const later = await sql(scheduler, 'INSERT INTO orders (order_id, customer_id) VALUES (9300001, 400001), (9300002, 400002)');
     t.is(later.status, 200, later.body);
-    t.is((await sql(scheduler, 'SELECT count(*) AS n FROM orders WHERE order_id > 9000000')).body, '[{"n":22}]');
-    t.is((await writeLog.entries('orders')).reduce((sum, entry) => sum + entry.rows, 0), 22);
+    t.is((await sql(scheduler, 'SELECT count(*) AS n FROM orders WHERE order_id > 9000000')).body, '[{"n":24}]');
+    t.is((await writeLog.entries('orders')).reduce((sum, entry) => sum + entry.rows, 0), 24);
   } finally {
     for (const client of clients) client.close();
     await stopAll(processes);
