@@ -147,6 +147,10 @@ test.serial('a scheduler and three executors answer like one node; pruning by pa
     t.is(assignments.reduce((sum, match) => sum + Number(match[2]), 0), partitionCount, 'assignments per executor add up to every partition');
     t.is(new Set(assignments.map((match) => match[1])).size, 3);
     t.regex(exposition, /^node_status\{[^}]*node_id="executor-a"[^}]*\} 1$/m);
+    // Queries routed through the executors are counted on the scheduler as on one node.
+    const executions = [...exposition.matchAll(/^query_executions\{([^}]*)\} (\d+)$/gm)].filter(([, labels]) => /protocol="http"/.test(labels!) && /orders/.test(labels!));
+    t.true(executions.reduce((sum, match) => sum + Number(match[2]), 0) >= QUERIES.length, exposition.split('\n').filter((line) => line.startsWith('query_executions')).join('\n'));
+    t.regex(exposition, /^query_duration_ms_count\{[^}]*protocol="http"[^}]*\} \d+$/m);
 
     // An executor refuses a scan leg for a partition it does not hold (never an empty answer).
     const document = await state.read();
