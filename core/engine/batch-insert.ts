@@ -31,20 +31,56 @@ interface PendingInsert {
  *
  * The function is registered once per database under a random name, and each statement names
  * its rows by a random token: SQL that calls the function without a live token gets an error,
- * never rows.
+ * never rows. Inserts run one at a time on a connection of their own (a DuckDB connection runs
+ * one statement at a time), opened on the first.
  */
 export class BatchInserter {
   readonly #name = `quarry_batch_scan_${randomBytes(8).toString('hex')}`;
   readonly #pending = new Map<string, PendingInsert>();
   readonly #columns = new Map<string, { names: string[]; types: ChunkColumns['types'] }>();
-  #registered = false;
+  readonly #connect: () => Promise<DuckDBConnection>;
+  #connection: DuckDBConnection | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #closing = false;
+
+  constructor(connect: () => Promise<DuckDBConnection>) {
+    this.#connect = connect;
+  }
 
   /**
-   * Inserts the batch into `table` (quoted `catalog.schema.name` parts), columns matched by
-   * name; table columns the batch lacks get their default. Resolves with the rows inserted.
+   * Inserts the batch into `schema.name` of the default database, columns matched by name;
+   * table columns the batch lacks get their default. Resolves with the rows inserted.
    */
-  async insert(connection: DuckDBConnection, table: { schema: string; name: string }, batch: RecordBatch): Promise<number> {
-    this.#register(connection);
+  insert(table: { schema: string; name: string }, batch: RecordBatch): Promise<number> {
+    const run = this.#queue.then(async () => {
+      if (this.#closing) throw new QuarryError('RUNTIME_SHUTTING_DOWN', 'the engine is closing and takes no more rows');
+      if (this.#connection === undefined) {
+        const connection = await this.#connect();
+        this.#register(connection);
+        this.#connection = connection;
+      }
+      return this.#insertOn(this.#connection, table, batch);
+    });
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Takes no more inserts, waits (bounded) for the one under way, closes the connection; false if it was still running. */
+  async close(waitMs: number): Promise<boolean> {
+    this.#closing = true;
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      this.#queue.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
+    ]);
+    clearTimeout(timer);
+    if (!finished) return false;
+    this.#connection?.closeSync();
+    this.#connection = undefined;
+    return true;
+  }
+
+  async #insertOn(connection: DuckDBConnection, table: { schema: string; name: string }, batch: RecordBatch): Promise<number> {
     const target = await this.#targetColumns(connection, table);
     const sourceIndexes = mapColumns(batch.schema, target.names, `${table.schema}.${table.name}`);
     const used = target.names.flatMap((name, index) => (sourceIndexes[index] === undefined ? [] : [index]));
@@ -64,11 +100,6 @@ export class BatchInserter {
     }
   }
 
-  /** Forgets the columns remembered for a table (after it was altered or dropped). */
-  forget(table: { schema: string; name: string }): void {
-    this.#columns.delete(`${table.schema}.${table.name}`);
-  }
-
   async #targetColumns(connection: DuckDBConnection, table: { schema: string; name: string }): Promise<{ names: string[]; types: ChunkColumns['types'] }> {
     const key = `${table.schema}.${table.name}`;
     const known = this.#columns.get(key);
@@ -85,7 +116,6 @@ export class BatchInserter {
   }
 
   #register(connection: DuckDBConnection): void {
-    if (this.#registered) return;
     const pending = this.#pending;
     connection.registerTableFunction(DuckDBTableFunction.create({
       name: this.#name,
@@ -115,6 +145,5 @@ export class BatchInserter {
         insert.offset += count;
       },
     }));
-    this.#registered = true;
   }
 }

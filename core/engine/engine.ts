@@ -83,10 +83,7 @@ export interface EngineOptions {
  */
 export class Engine implements EngineApi {
   readonly #instance: DuckDBInstance;
-  readonly #inserter = new BatchInserter();
-  #insertConnection: DuckDBConnection | undefined;
-  #batchInserts: Promise<void> = Promise.resolve();
-  #closing = false;
+  readonly #inserter: BatchInserter;
   readonly #pool: ConnectionPool;
   readonly #registry: DatasetRegistry;
   readonly #options: EngineOptions;
@@ -102,6 +99,7 @@ export class Engine implements EngineApi {
 
   private constructor(instance: DuckDBInstance, admin: DuckDBConnection, options: EngineOptions) {
     this.#instance = instance;
+    this.#inserter = new BatchInserter(() => instance.connect());
     this.#admin = new AdminConnection(admin);
     this.#options = options;
     this.#pool = new ConnectionPool(instance);
@@ -292,14 +290,7 @@ export class Engine implements EngineApi {
   }
 
   insertBatch(table: { schema: string; name: string }, batch: RecordBatch): Promise<number> {
-    // One connection for these inserts, one statement at a time (a DuckDB connection runs one).
-    const run = this.#batchInserts.then(async () => {
-      if (this.#closing) throw new QuarryError('RUNTIME_SHUTTING_DOWN', 'the engine is closing and takes no more rows');
-      this.#insertConnection ??= await this.#instance.connect();
-      return this.#inserter.insert(this.#insertConnection, table, batch);
-    });
-    this.#batchInserts = run.then(() => undefined, () => undefined);
-    return run.catch((error: unknown) => {
+    return this.#inserter.insert(table, batch).catch((error: unknown) => {
       throw this.#mapError(error);
     });
   }
@@ -596,25 +587,10 @@ export class Engine implements EngineApi {
    * connection still busy after CLOSE_WAIT_MS is left open (closing it would hang its call for
    * good) and goes with the process; so does the instance then.
    */
-  /** Waits (bounded) for the insert under way, then closes its connection; false if it was still running. */
-  async #closeInsertConnection(): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const finished = await Promise.race([
-      this.#batchInserts.then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS))),
-    ]);
-    clearTimeout(timer);
-    if (!finished) return false;
-    this.#insertConnection?.closeSync();
-    this.#insertConnection = undefined;
-    return true;
-  }
-
   async close(): Promise<void> {
-    this.#closing = true;
     this.#scheduler.close();
     this.#registry.markShuttingDown();
-    const [, adminClosed, insertsClosed] = await Promise.all([this.#pool.close(CLOSE_WAIT_MS), this.#admin.close(CLOSE_WAIT_MS), this.#closeInsertConnection()]);
+    const [, adminClosed, insertsClosed] = await Promise.all([this.#pool.close(CLOSE_WAIT_MS), this.#admin.close(CLOSE_WAIT_MS), this.#inserter.close(CLOSE_WAIT_MS)]);
     if (adminClosed && insertsClosed && this.#pool.busyCount === 0) this.#instance.closeSync();
     else this.#options.log.warn('engine closed with a statement still running; its connection is left to the process exit');
     this.#fetch.close();

@@ -27,20 +27,14 @@ class TextColumn {
   }
 
   append(value: string | undefined): void {
-    const row = this.#length;
-    // Room for `capacity` rows: capacity + 1 offsets, capacity bits of validity.
-    if (row + 1 >= this.#offsets.length) this.#growRows();
-    let end = this.#offsets[row]!;
     if (value === undefined) {
       this.#nulls += 1;
-    } else {
-      // UTF-8 needs at most 3 bytes per UTF-16 unit.
-      if (end + value.length * 3 > this.#bytes.length) this.#growBytes(end + value.length * 3);
-      end += this.#write(value, end);
-      this.#validity[row >> 3] = this.#validity[row >> 3]! | (1 << (row & 7));
+      this.#end(this.#reserve(0), false);
+      return;
     }
-    this.#offsets[row + 1] = end;
-    this.#length = row + 1;
+    // UTF-8 needs at most 3 bytes per UTF-16 unit.
+    const at = this.#reserve(value.length * 3);
+    this.#end(at + this.#write(value, at), true);
   }
 
   /** A UUID's 32 hex digits, its dashes dropped as it is copied (no new string for each). */
@@ -49,16 +43,28 @@ class TextColumn {
       this.append(uuid.replaceAll('-', ''));
       return;
     }
-    const row = this.#length;
-    if (row + 1 >= this.#offsets.length) this.#growRows();
-    let end = this.#offsets[row]!;
-    if (end + 32 > this.#bytes.length) this.#growBytes(end + 32);
+    let end = this.#reserve(32);
     const bytes = this.#bytes;
     for (let index = 0; index < 36; index++) {
       const code = uuid.charCodeAt(index);
       if (code !== 0x2d) bytes[end++] = code;
     }
-    this.#validity[row >> 3] = this.#validity[row >> 3]! | (1 << (row & 7));
+    this.#end(end, true);
+  }
+
+  /** Room for one more row and `maxBytes` of its text; returns where its bytes start. */
+  #reserve(maxBytes: number): number {
+    // Room for `capacity` rows: capacity + 1 offsets, capacity bits of validity.
+    if (this.#length + 1 >= this.#offsets.length) this.#growRows();
+    const start = this.#offsets[this.#length]!;
+    if (start + maxBytes > this.#bytes.length) this.#growBytes(start + maxBytes);
+    return start;
+  }
+
+  /** Ends the row begun by `#reserve` at byte `end`. */
+  #end(end: number, valid: boolean): void {
+    const row = this.#length;
+    if (valid) this.#validity[row >> 3] = this.#validity[row >> 3]! | (1 << (row & 7));
     this.#offsets[row + 1] = end;
     this.#length = row + 1;
   }
