@@ -1,24 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import test from 'ava';
 import { startDaemon, type Daemon } from '../helpers/daemon.js';
 import { repositoryRoot, writeManifestDirectory } from '../helpers/runtime.js';
 import { eventually } from './cache-helpers.js';
+import { freePort } from '../helpers/free-port.js';
 
 const REDIS_MISSING = 'redis-server is not installed: the Redis cache example needs it (Debian: apt-get install -y redis-server)';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A throw-away redis-server on a free loopback port, without persistence. */
 async function startRedis(): Promise<{ url: string; process: ChildProcess }> {

@@ -1,18 +1,9 @@
 import test from 'ava';
-import net from 'node:net';
 import { waitForOutput } from '../helpers/daemon.js';
 import { clusterDirectories, spawnQuarryd, spawnScheduler, stopAll, waitFor } from './cluster-helpers.js';
+import { freePort } from '../helpers/free-port.js';
 
 // Real quarryd processes on loopback (plaintext node traffic: mTLS is covered in cluster-processes).
-
-/** A port nothing listens on now (bound and released), for a scheduler that starts later. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 test.serial('an executor started before its scheduler waits for one to answer, then joins and serves its share', async (t) => {
   const paths = clusterDirectories((state) => `version: v2

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { S3Client, CreateBucketCommand } from '@aws-sdk/client-s3';
+import { freePort } from './free-port.js';
 
 /**
  * moto's S3 server (`moto_server`, Python), when this machine has it: unlike s3rver it
@@ -9,14 +9,6 @@ import { S3Client, CreateBucketCommand } from '@aws-sdk/client-s3';
  */
 export function motoAvailable(): boolean {
   return spawnSync('moto_server', ['--help'], { stdio: 'ignore' }).status === 0;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Starts moto on a free loopback port with the given buckets; `close` stops it. */
