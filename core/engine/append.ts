@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { DuckDBDataChunk } from './duckdb-api.js';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { QuarryError } from '../errors/quarry-error.js';
@@ -41,7 +41,15 @@ export async function appendBatches(options: {
       for (let start = 0; start < batch.numRows; start += CHUNK_ROWS) {
         const count = Math.min(CHUNK_ROWS, batch.numRows - start);
         const chunk = DuckDBDataChunk.create(targetTypes, count);
-        fillChunk(chunk, { names: targetNames, types: targetTypes, sourceIndexes }, batch, start, count);
+        targetNames.forEach((name, column) => {
+          const source = sourceIndexes[column];
+          const vector = source === undefined ? undefined : batch.getChildAt(source)!;
+          if (vector && writeColumnDirect(chunk, column, vector, start, count, targetTypes[column]!)) return;
+          const values = vector === undefined
+            ? new Array(count).fill(null)
+            : duckdbValuesFor(vector, start, count, targetTypes[column]!, name);
+          chunk.setColumnValues(column, values);
+        });
         appender.appendDataChunk(chunk);
         rows += count;
       }
@@ -61,29 +69,6 @@ export async function appendBatches(options: {
   return rows;
 }
 
-/** The target's columns in order, their types, and for each the batch column that fills it (none: NULL). */
-export interface ChunkColumns {
-  readonly names: readonly string[];
-  readonly types: readonly DuckDBType[];
-  readonly sourceIndexes: ReadonlyArray<number | undefined>;
-}
-
-/**
- * Writes rows `start` to `start + count` of the batch into a data chunk whose row count is
- * already `count`: straight from Arrow's buffers where the layouts agree, else value by value.
- */
-export function fillChunk(chunk: DuckDBDataChunk, columns: ChunkColumns, batch: RecordBatch, start: number, count: number): void {
-  columns.names.forEach((name, column) => {
-    const source = columns.sourceIndexes[column];
-    const vector = source === undefined ? undefined : batch.getChildAt(source)!;
-    if (vector && writeColumnDirect(chunk, column, vector, start, count, columns.types[column]!)) return;
-    const values = vector === undefined
-      ? new Array(count).fill(null)
-      : duckdbValuesFor(vector, start, count, columns.types[column]!, name);
-    chunk.setColumnValues(column, values);
-  });
-}
-
 async function columnNames(connection: DuckDBConnection, table: { catalog: string; schema: string; name: string }): Promise<string[]> {
   const reader = await connection.runAndReadAll(
     'SELECT column_name FROM duckdb_columns() WHERE database_name = $1 AND schema_name = $2 AND table_name = $3 ORDER BY column_index',
@@ -93,7 +78,7 @@ async function columnNames(connection: DuckDBConnection, table: { catalog: strin
 }
 
 /** For each table column, the index of the batch column with that name. */
-export function mapColumns(schema: Schema, targetNames: readonly string[], tableName: string): Array<number | undefined> {
+function mapColumns(schema: Schema, targetNames: readonly string[], tableName: string): Array<number | undefined> {
   const byName = new Map(schema.fields.map((field, index) => [field.name.toLowerCase(), index]));
   const unknown = schema.fields.map((field) => field.name).filter((name) => !targetNames.some((target) => target.toLowerCase() === name.toLowerCase()));
   if (unknown.length > 0) {

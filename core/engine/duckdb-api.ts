@@ -55,6 +55,4 @@ export type DuckDBUUIDValue = DuckDB.DuckDBUUIDValue;
 
 export const DuckDBScalarFunction = api.DuckDBScalarFunction;
 export type DuckDBScalarFunction = DuckDB.DuckDBScalarFunction;
-export const DuckDBTableFunction = api.DuckDBTableFunction;
-export type DuckDBTableFunction = DuckDB.DuckDBTableFunction;
 export const { BIGINT, BOOLEAN, DOUBLE, FLOAT, INTEGER, VARCHAR } = api;

@@ -84,14 +84,6 @@ export interface EngineApi {
    * database), columns matched by name, in one transaction. Not for datasets: see `append`.
    */
   appendToTable(table: { schema: string; name: string }, schema: Schema, batches: AsyncIterable<RecordBatch>, signal: AbortSignal): Promise<number>;
-  /**
-   * Inserts one in-memory batch into a table a plugin owns, columns matched by name (the
-   * table's others get their default), with one INSERT run on the engine's threads: only the
-   * copy of each slice of rows into DuckDB's vectors runs on the main thread, a few hundred
-   * rows at a time (see core/engine/batch-insert.ts). One insert runs at a time; calls queue.
-   * For small, frequent writes (a row per query); `appendToTable` for large loads.
-   */
-  insertBatch(table: { schema: string; name: string }, batch: RecordBatch): Promise<number>;
 }
 
 export interface InternalRunOptions {

@@ -7,7 +7,6 @@ import { formatSizeApproximately } from '../units.js';
 import type { DatasetLoadEvent, Principal, StatementKind } from '../pipeline/types.js';
 import { tableFromArrays, type RecordBatch, type Schema } from 'apache-arrow';
 import { appendBatches } from './append.js';
-import { BatchInserter } from './batch-insert.js';
 import { classifyStatement, statementTypeName } from './classify.js';
 import { AdminConnection } from './admin-connection.js';
 import { ConnectionPool } from './connection-pool.js';
@@ -83,7 +82,6 @@ export interface EngineOptions {
  */
 export class Engine implements EngineApi {
   readonly #instance: DuckDBInstance;
-  readonly #inserter: BatchInserter;
   readonly #pool: ConnectionPool;
   readonly #registry: DatasetRegistry;
   readonly #options: EngineOptions;
@@ -99,7 +97,6 @@ export class Engine implements EngineApi {
 
   private constructor(instance: DuckDBInstance, admin: DuckDBConnection, options: EngineOptions) {
     this.#instance = instance;
-    this.#inserter = new BatchInserter(() => instance.connect());
     this.#admin = new AdminConnection(admin);
     this.#options = options;
     this.#pool = new ConnectionPool(instance);
@@ -287,12 +284,6 @@ export class Engine implements EngineApi {
     } finally {
       connection.closeSync();
     }
-  }
-
-  insertBatch(table: { schema: string; name: string }, batch: RecordBatch): Promise<number> {
-    return this.#inserter.insert(table, batch).catch((error: unknown) => {
-      throw this.#mapError(error);
-    });
   }
 
   async appendToTable(table: { schema: string; name: string }, schema: Schema, batches: AsyncIterable<RecordBatch>, signal: AbortSignal): Promise<number> {
@@ -590,8 +581,8 @@ export class Engine implements EngineApi {
   async close(): Promise<void> {
     this.#scheduler.close();
     this.#registry.markShuttingDown();
-    const [, adminClosed, insertsClosed] = await Promise.all([this.#pool.close(CLOSE_WAIT_MS), this.#admin.close(CLOSE_WAIT_MS), this.#inserter.close(CLOSE_WAIT_MS)]);
-    if (adminClosed && insertsClosed && this.#pool.busyCount === 0) this.#instance.closeSync();
+    const [, adminClosed] = await Promise.all([this.#pool.close(CLOSE_WAIT_MS), this.#admin.close(CLOSE_WAIT_MS)]);
+    if (adminClosed && this.#pool.busyCount === 0) this.#instance.closeSync();
     else this.#options.log.warn('engine closed with a statement still running; its connection is left to the process exit');
     this.#fetch.close();
   }

@@ -5,8 +5,22 @@ import { PlanCapture } from './plan-capture.js';
 import { registerTaskHistory, type TaskInput } from './recorder.js';
 import { taskHistorySchema, type TaskHistoryConfig } from './schema.js';
 import { newSpanId, newTraceId, refreshRow, writeSqlQueryRow, truncate } from './sql-task.js';
+import type { RecordBatch } from 'apache-arrow';
 import { CREATE_TASK_HISTORY_SQL, retentionStatement, TASK_HISTORY_TABLE, TASK_HISTORY_TABLE_REF, type TaskRow } from './table.js';
 import { TaskWriter } from './writer.js';
+
+/**
+ * Rows appended between two turns of the event loop: the engine copies them into its vectors
+ * on the main thread (a few µs a row), and requests must not wait for a whole batch.
+ */
+const ROWS_PER_TURN = 512;
+
+async function* inTurns(batch: RecordBatch): AsyncGenerator<RecordBatch> {
+  for (let start = 0; start < batch.numRows; start += ROWS_PER_TURN) {
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    yield batch.slice(start, Math.min(start + ROWS_PER_TURN, batch.numRows));
+  }
+}
 
 export const TASK_HISTORY_PLUGIN_NAME = 'task-history';
 
@@ -40,10 +54,9 @@ export function createTaskHistoryPlugin(): QuarryPlugin {
       dropped.add(0);
       const plansSkipped = runtime.metrics.counter('task_history_plans_skipped', { description: 'Query plans not captured because too many EXPLAINs were already waiting.' });
       const writer = new TaskWriter({
-        // One INSERT on the engine's threads, which take the rows column by column, a slice at a
-        // time (no SQL or JSON to parse; the main thread never waits for the table's storage).
+        // Appended column by column (no SQL to parse, no JSON for DuckDB to read), a slice per turn.
         insert: async ({ batch }) => {
-          await runtime.engine.insertBatch(TASK_HISTORY_TABLE_REF, batch);
+          await runtime.engine.appendToTable(TASK_HISTORY_TABLE_REF, batch.schema, inTurns(batch), new AbortController().signal);
         },
         onDrop: (count) => dropped.add(count),
         log,
