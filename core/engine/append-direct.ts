@@ -3,6 +3,7 @@ import bindings from '@duckdb/node-bindings';
 import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
 import { DateUnit, Precision, TimeUnit, Type, type Data, type Vector } from 'apache-arrow';
 import { DuckDBTypeId } from './duckdb-api.js';
+import { QuarryError } from '../errors/quarry-error.js';
 
 /**
  * Writes one Arrow column slice straight into a data chunk's vector when the two store values
@@ -12,7 +13,7 @@ import { DuckDBTypeId } from './duckdb-api.js';
  * bytes, and the null bitmap becomes the vector's validity mask. Returns false for anything else; the caller
  * then converts value by value (`duckdbValuesFor`), which costs ~1–3 µs a value.
  */
-export function writeColumnDirect(chunk: DuckDBDataChunk, column: number, vector: Vector, start: number, count: number, target: DuckDBType): boolean {
+export function writeColumnDirect(chunk: DuckDBDataChunk, column: number, vector: Vector, start: number, count: number, target: DuckDBType, name: string): boolean {
   if (vector.data.length !== 1) return false;
   const data = vector.data[0] as Data;
   const layout = layoutFor(vector, target);
@@ -31,6 +32,11 @@ export function writeColumnDirect(chunk: DuckDBDataChunk, column: number, vector
   // Arrow's slices cut the values buffer itself; `offset` applies to the null bitmap only.
   const values = data.values as ArrayBufferView;
   if (layout.kind === 'bytes') {
+    // The engine copies the bytes as told, past the buffer's end too: a batch that says it holds
+    // more values than it does (malformed IPC, a broken slice) is refused, never read beyond.
+    if (values.byteLength < (start + count) * layout.width) {
+      throw new QuarryError('INGEST_SCHEMA_MISMATCH', `column "${name}": the Arrow batch holds ${Math.floor(values.byteLength / layout.width)} values, fewer than its ${start + count} rows; the batch is malformed`);
+    }
     bindings.copy_data_to_vector(raw, 0, values.buffer as ArrayBuffer, values.byteOffset + start * layout.width, count * layout.width);
   } else {
     const narrowed = narrowDecimals(values as Uint32Array, start, count, layout.width);

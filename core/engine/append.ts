@@ -44,7 +44,7 @@ export async function appendBatches(options: {
         targetNames.forEach((name, column) => {
           const source = sourceIndexes[column];
           const vector = source === undefined ? undefined : batch.getChildAt(source)!;
-          if (vector && writeColumnDirect(chunk, column, vector, start, count, targetTypes[column]!)) return;
+          if (vector && writeColumnDirect(chunk, column, vector, start, count, targetTypes[column]!, name)) return;
           const values = vector === undefined
             ? new Array(count).fill(null)
             : duckdbValuesFor(vector, start, count, targetTypes[column]!, name);

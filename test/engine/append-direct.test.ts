@@ -178,3 +178,28 @@ test('text that is not valid UTF-8 element by element is converted value by valu
     instance.closeSync();
   }
 });
+
+test('a batch whose values buffer is shorter than its length is refused with a clear error, never read past its end', async (t) => {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    await connection.run('CREATE TABLE short (n INTEGER)');
+    // Says 100,000 rows, holds 10 values: the engine would copy 400 KB from a 40-byte buffer.
+    const schema = new Schema([new Field('n', new Int32(), false)]);
+    const data = makeData({ type: new Int32(), length: 100_000, nullCount: 0, data: new Int32Array(10) } as never) as Data;
+    // makeData sizes the view from the buffer it is given; a malformed IPC body can still say more.
+    Object.defineProperty(data, 'values', { value: new Int32Array(10) });
+    const struct = makeData({ type: new Struct(schema.fields), length: 100_000, nullCount: 0, children: [data] } as never) as unknown as Data<Struct>;
+    const batch = new RecordBatch(schema, struct);
+    const error = await t.throwsAsync(appendBatches({
+      connection, table: { catalog: 'memory', schema: 'main', name: 'short' }, schema, batches: (async function* () { yield batch; })(), signal: new AbortController().signal,
+    }));
+    t.is((error as Error & { code?: string }).code, 'INGEST_SCHEMA_MISMATCH');
+    t.regex(error!.message, /column "n": the Arrow batch holds 10 values, fewer than its 2048 rows; the batch is malformed/);
+    const [[count]] = (await connection.runAndReadAll('SELECT count(*) FROM short')).getRows() as [[bigint]];
+    t.is(count, 0n, 'nothing of the batch was stored');
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+});
