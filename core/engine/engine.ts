@@ -89,6 +89,8 @@ export class Engine implements EngineApi {
   readonly #fetch: FetchDatasets;
   readonly #scheduler: RefreshScheduler;
   readonly #writeTargets = new Map<string, DatasetWriteTarget>();
+  /** The default database's name (`appendToTable`'s tables live there): asked once. */
+  #catalog: string | undefined;
   /** Which statements' results run whole rather than streamed (small, sparse ones: see ResultModes). */
   readonly #resultModes = new ResultModes();
   /** Datasets registered after start-up: settles once each has registered (and loaded) or failed once. */
@@ -286,11 +288,11 @@ export class Engine implements EngineApi {
     }
   }
 
-  async appendToTable(table: { schema: string; name: string }, schema: Schema, batches: AsyncIterable<RecordBatch>, signal: AbortSignal): Promise<number> {
+  async appendToTable(table: { schema: string; name: string }, schema: Schema, batches: AsyncIterable<RecordBatch>, signal: AbortSignal, options: { exactColumns?: boolean } = {}): Promise<number> {
     const connection = await this.#instance.connect();
     try {
-      const catalog = String((await connection.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJS()[0]?.['name'] ?? 'memory');
-      return await appendBatches({ connection, table: { catalog, ...table }, schema, batches, signal });
+      this.#catalog ??= String((await connection.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJS()[0]?.['name'] ?? 'memory');
+      return await appendBatches({ connection, table: { catalog: this.#catalog, ...table }, schema, batches, signal, freshTable: options.exactColumns === true });
     } catch (error) {
       throw this.#mapError(error);
     } finally {

@@ -4,22 +4,16 @@ import { captureFirstRows, capturedRows } from './output-capture.js';
 import { PlanCapture } from './plan-capture.js';
 import { registerTaskHistory, type TaskInput } from './recorder.js';
 import { taskHistorySchema, type TaskHistoryConfig } from './schema.js';
-import { newSpanId, newTraceId, refreshRow, writeSqlQueryRow, truncate } from './sql-task.js';
+import { newSpanId, newTraceId } from './hex-ids.js';
+import { refreshRow, writeSqlQueryRow, truncate } from './sql-task.js';
 import type { RecordBatch } from 'apache-arrow';
-import { CREATE_TASK_HISTORY_SQL, retentionStatement, TASK_HISTORY_TABLE, TASK_HISTORY_TABLE_REF, type TaskRow } from './table.js';
+import { StoredIds } from './stored-ids.js';
+import { CREATE_TASK_HISTORY_STATEMENTS, DROP_TASK_HISTORY_STATEMENTS, retentionStatements, STORED_TABLE_REFS, type TaskRow } from './table.js';
 import { TaskWriter } from './writer.js';
 
-/**
- * Rows appended between two turns of the event loop: the engine copies them into its vectors
- * on the main thread (a few µs a row), and requests must not wait for a whole batch.
- */
-const ROWS_PER_TURN = 512;
-
-async function* inTurns(batch: RecordBatch): AsyncGenerator<RecordBatch> {
-  for (let start = 0; start < batch.numRows; start += ROWS_PER_TURN) {
-    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-    yield batch.slice(start, Math.min(start + ROWS_PER_TURN, batch.numRows));
-  }
+/** One Arrow batch as an engine input. */
+async function* only(batch: RecordBatch): AsyncGenerator<RecordBatch> {
+  yield batch;
 }
 
 export const TASK_HISTORY_PLUGIN_NAME = 'task-history';
@@ -44,7 +38,7 @@ export function createTaskHistoryPlugin(): QuarryPlugin {
       if (!config.enabled) {
         runtime.hooks.startup.tapPromise(TASK_HISTORY_PLUGIN_NAME, async () => {
           // The engine is in memory, so there is nothing to drop after a restart; DROP keeps it true for file-backed engines.
-          await runtime.engine.runInternal(`DROP TABLE IF EXISTS ${TASK_HISTORY_TABLE}`);
+          for (const statement of DROP_TASK_HISTORY_STATEMENTS) await runtime.engine.runInternal(statement);
           log.info('task history is off (runtime.task_history.enabled: false): runtime.task_history does not exist');
         });
         return;
@@ -53,11 +47,17 @@ export function createTaskHistoryPlugin(): QuarryPlugin {
       const dropped = runtime.metrics.counter('task_history_dropped_rows', { description: 'Task history rows not written: the write buffer was full or an INSERT failed.' });
       dropped.add(0);
       const plansSkipped = runtime.metrics.counter('task_history_plans_skipped', { description: 'Query plans not captured because too many EXPLAINs were already waiting.' });
+      const ids = new StoredIds();
       const writer = new TaskWriter({
-        // Appended column by column (no SQL to parse, no JSON for DuckDB to read), a slice per turn.
-        insert: async ({ batch }) => {
-          await runtime.engine.appendToTable(TASK_HISTORY_TABLE_REF, batch.schema, inTurns(batch), new AbortController().signal);
+        // Copied into the engine as they are (no SQL to parse, no JSON to read, nothing looked up),
+        // a row's shape and extras before it: a stored row always finds them.
+        insert: async ({ shapes, extras, rows }) => {
+          const signal = new AbortController().signal;
+          for (const [table, batch] of [[STORED_TABLE_REFS.shapes, shapes], [STORED_TABLE_REFS.extras, extras], [STORED_TABLE_REFS.rows, rows]] as const) {
+            if (batch.numRows > 0) await runtime.engine.appendToTable(table, batch.schema, only(batch), signal, { exactColumns: true });
+          }
         },
+        ids,
         onDrop: (count) => dropped.add(count),
         log,
       });
@@ -69,8 +69,11 @@ export function createTaskHistoryPlugin(): QuarryPlugin {
         onSkip: () => plansSkipped.add(1),
       });
       const enforceRetention = async () => {
-        const { sql, parameters } = retentionStatement(new Date(Date.now() - config.retention_period));
-        await runtime.engine.runInternal(sql, parameters);
+        // Shapes forgotten now get no more rows; once the rows already naming them are written,
+        // the ones no row names are deleted after the old rows.
+        const boundary = ids.forget();
+        await writer.flush();
+        for (const { sql, parameters } of retentionStatements(new Date(Date.now() - config.retention_period), boundary)) await runtime.engine.runInternal(sql, parameters);
       };
       const context = (text: string) => (config.captured_context === 'full' ? text : config.captured_context === 'redacted' ? '[redacted]' : truncate(text, CONTEXT_LIMIT));
       const record = (task: TaskInput): string | undefined => {
@@ -100,8 +103,7 @@ export function createTaskHistoryPlugin(): QuarryPlugin {
 
       let retentionTimer: NodeJS.Timeout | undefined;
       runtime.hooks.startup.tapPromise(TASK_HISTORY_PLUGIN_NAME, async () => {
-        await runtime.engine.runInternal('CREATE SCHEMA IF NOT EXISTS runtime');
-        await runtime.engine.runInternal(CREATE_TASK_HISTORY_SQL);
+        for (const statement of CREATE_TASK_HISTORY_STATEMENTS) await runtime.engine.runInternal(statement);
         retentionTimer = setInterval(() => {
           enforceRetention().catch((error: unknown) => log.warn('task history retention check failed', { error: (error as Error).message }));
         }, config.retention_check_interval);

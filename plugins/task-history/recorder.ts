@@ -1,5 +1,5 @@
 import type { Hooks } from '../../core/hooks/hooks.js';
-import { newSpanId, newTraceId } from './sql-task.js';
+import { newSpanId, newTraceId } from './hex-ids.js';
 
 /** A task another plugin reports (an MCP tool call, a search, ...). */
 export interface TaskInput {

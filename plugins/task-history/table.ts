@@ -1,25 +1,30 @@
-/** The table, as Spice names it; the `runtime` schema holds the runtime's own tables. */
-export const TASK_HISTORY_TABLE = 'runtime.task_history';
-/** The same table as the engine's `appendToTable` names it. */
-export const TASK_HISTORY_TABLE_REF = { schema: 'runtime', name: 'task_history' } as const;
+import { columnDefinitions } from '../../core/engine/fetch/duckdb-column-types.js';
+import { EXTRAS_SCHEMA, ROWS_SCHEMA, SHAPES_SCHEMA } from './stored-schemas.js';
+import { EXTRAS_TABLE, ROWS_TABLE, SHAPES_TABLE, TASK_HISTORY_VIEW_SQL, UNUSED_SHAPES_SQL } from './view-sql.js';
 
-/**
- * Columns and types of Spice's `runtime.task_history` (DuckDB spelling): nanosecond
- * timestamps without time zone (UTC wall clock), labels as a string map.
- */
-export const CREATE_TASK_HISTORY_SQL = `CREATE TABLE IF NOT EXISTS ${TASK_HISTORY_TABLE} (
-  trace_id VARCHAR NOT NULL,
-  span_id VARCHAR NOT NULL,
-  parent_span_id VARCHAR,
-  task VARCHAR NOT NULL,
-  input VARCHAR NOT NULL,
-  captured_output VARCHAR,
-  start_time TIMESTAMP_NS NOT NULL,
-  end_time TIMESTAMP_NS NOT NULL,
-  execution_duration_ms DOUBLE NOT NULL,
-  error_message VARCHAR,
-  labels MAP(VARCHAR, VARCHAR) NOT NULL
-)`;
+/** The table as Spice names it (a view here); the `runtime` schema holds the runtime's own tables. */
+export const TASK_HISTORY_TABLE = 'runtime.task_history';
+
+/** The stored tables as the engine's `appendToTable` names them. */
+export const STORED_TABLE_REFS = {
+  rows: { schema: 'runtime', name: 'task_history_rows' },
+  shapes: { schema: 'runtime', name: 'task_history_shapes' },
+  extras: { schema: 'runtime', name: 'task_history_extras' },
+} as const;
+
+/** The stored tables, their columns exactly the writer's (it appends them as they are), and the view. */
+export const CREATE_TASK_HISTORY_STATEMENTS = [
+  'CREATE SCHEMA IF NOT EXISTS runtime',
+  `CREATE TABLE IF NOT EXISTS ${ROWS_TABLE} (${columnDefinitions(ROWS_SCHEMA, ROWS_TABLE)})`,
+  `CREATE TABLE IF NOT EXISTS ${SHAPES_TABLE} (${columnDefinitions(SHAPES_SCHEMA, SHAPES_TABLE)})`,
+  `CREATE TABLE IF NOT EXISTS ${EXTRAS_TABLE} (${columnDefinitions(EXTRAS_SCHEMA, EXTRAS_TABLE)})`,
+  TASK_HISTORY_VIEW_SQL,
+] as const;
+
+export const DROP_TASK_HISTORY_STATEMENTS = [
+  `DROP VIEW IF EXISTS ${TASK_HISTORY_TABLE}`,
+  ...[ROWS_TABLE, SHAPES_TABLE, EXTRAS_TABLE].map((table) => `DROP TABLE IF EXISTS ${table}`),
+] as const;
 
 /** One row of the table, its labels aside. */
 export interface RowHead {
@@ -40,7 +45,15 @@ export interface TaskRow extends RowHead {
   readonly labels: Readonly<Record<string, string>>;
 }
 
-/** Removes rows that started before `cutoff`; epoch microseconds as a parameter keeps the clock the writer's. */
-export function retentionStatement(cutoff: Date): { sql: string; parameters: unknown[] } {
-  return { sql: `DELETE FROM ${TASK_HISTORY_TABLE} WHERE start_time < make_timestamp($1)`, parameters: [cutoff.getTime() * 1000] };
+/**
+ * Removes rows that started before `cutoff` (epoch microseconds as a parameter keeps the clock
+ * the writer's) and their extras, then the shapes below `shapeBoundary` no row names any more.
+ */
+export function retentionStatements(cutoff: Date, shapeBoundary: number): Array<{ sql: string; parameters: unknown[] }> {
+  const micros = cutoff.getTime() * 1000;
+  return [
+    { sql: `DELETE FROM ${ROWS_TABLE} WHERE start_time < make_timestamp($1)`, parameters: [micros] },
+    { sql: `DELETE FROM ${EXTRAS_TABLE} WHERE start_time < make_timestamp($1)`, parameters: [micros] },
+    { sql: UNUSED_SHAPES_SQL, parameters: [shapeBoundary] },
+  ];
 }

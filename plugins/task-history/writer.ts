@@ -1,11 +1,11 @@
 import type { Logger } from '../../core/log.js';
-import type { RecordBatch } from 'apache-arrow';
-import { RowColumns } from './row-columns.js';
+import { RowColumns, type StoredBatches } from './row-columns.js';
+import { StoredIds } from './stored-ids.js';
 import type { TaskRow } from './table.js';
 
 export interface TaskWriterOptions {
-  /** Writes one batch of rows (the table's columns; valid until the returned promise settles). */
-  insert(batch: { rows: number; batch: RecordBatch }): Promise<void>;
+  /** Writes one batch: `count` rows, with the shapes and extras they name (`RowColumns.batches()`; valid until the returned promise settles). */
+  insert(batch: { count: number } & StoredBatches): Promise<void>;
   /** Called with how many rows were lost (buffer full, or an INSERT failed). */
   onDrop(count: number): void;
   log: Logger;
@@ -17,6 +17,8 @@ export interface TaskWriterOptions {
   maxBufferedRows?: number;
   /** Bytes held at most (default 32 MiB). */
   maxBufferedBytes?: number;
+  /** The ids rows use across batches, shared with whoever deletes unused shapes (default: the writer's own). */
+  ids?: StoredIds;
 }
 
 /**
@@ -28,15 +30,19 @@ export interface TaskWriterOptions {
  * while the other is written.
  */
 export class TaskWriter {
-  readonly #options: Required<Omit<TaskWriterOptions, 'log'>> & { log: Logger };
-  #filling = new RowColumns();
-  #spare = new RowColumns();
+  readonly #options: Required<Omit<TaskWriterOptions, 'log' | 'ids'>> & { log: Logger };
+  readonly #ids: StoredIds;
+  #filling: RowColumns;
+  #spare: RowColumns;
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> | undefined;
   #stopped = false;
 
   constructor(options: TaskWriterOptions) {
     this.#options = { batchRows: 2000, flushIntervalMs: 100, maxBufferedRows: 10_000, maxBufferedBytes: 32 * 1024 * 1024, ...options };
+    this.#ids = options.ids ?? new StoredIds();
+    this.#filling = new RowColumns(this.#ids);
+    this.#spare = new RowColumns(this.#ids);
   }
 
   /** Queues a row; false when it was dropped (buffer full or writer stopped). */
@@ -107,9 +113,11 @@ export class TaskWriter {
     this.#spare = batch;
     const rows = batch.rows;
     try {
-      await this.#options.insert({ rows, batch: batch.batch() });
+      await this.#options.insert({ count: rows, ...batch.batches() });
     } catch (error) {
-      // Not retried: a failing INSERT would otherwise grow the buffer for ever.
+      // Not retried: a failing INSERT would otherwise grow the buffer for ever. The shapes it
+      // carried may not be stored: later rows must not name them.
+      this.#ids.forget();
       this.#options.onDrop(rows);
       this.#options.log.warn('task history rows could not be written and were dropped', { rows, error: (error as Error).message });
     } finally {

@@ -1,18 +1,21 @@
 import test from 'ava';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import type { RecordBatch } from 'apache-arrow';
 import { appendBatches } from '../../core/engine/append.js';
+import type { RecordBatch } from 'apache-arrow';
 import { RowColumns } from '../../plugins/task-history/row-columns.js';
-import { CREATE_TASK_HISTORY_SQL, type TaskRow } from '../../plugins/task-history/table.js';
+import { CREATE_TASK_HISTORY_STATEMENTS, retentionStatements, type TaskRow } from '../../plugins/task-history/table.js';
+import { StoredIds } from '../../plugins/task-history/stored-ids.js';
 
-// Task rows wait column by column and reach DuckDB through the engine's direct append (text
-// as bytes, the labels map as a list of key/value structs, nanosecond timestamps as
-// integers). Each row is read back from a real table and compared with what went in.
+// Task rows wait column by column in the compact form they are stored in (ids as integers,
+// repeated text as ids into runtime.task_history_texts, a query's labels as numbers) and reach
+// DuckDB through the engine's direct append; the view runtime.task_history spells them out as
+// Spice's columns. Each row is read back through the view and compared with what went in.
 
 function row(index: number): TaskRow {
   return {
-    traceId: index.toString(16).padStart(32, '0'),
-    spanId: index.toString(16).padStart(16, '0'),
+    // Ids in the usual form wait as numbers; others (a caller's own, upper case, a dashed UUID) as the text given.
+    traceId: index % 11 === 5 ? `trace-${index}` : index % 13 === 6 ? index.toString(16).toUpperCase().padStart(32, 'F') : index % 17 === 7 ? `0f1e2d3c-4b5a-6978-8796-${index.toString(16).padStart(12, '0')}` : index.toString(16).padStart(32, '0'),
+    spanId: index % 19 === 8 ? `span ${index}` : (index * 7919).toString(16).padStart(16, 'f'),
     parentSpanId: index % 3 === 0 ? `parent-${index}` : undefined,
     task: index % 2 === 0 ? 'sql_query' : 'accelerated_refresh',
     input: `SELECT ${index} AS "é", '🎉' ${'x'.repeat(index % 40)}`,
@@ -25,20 +28,21 @@ function row(index: number): TaskRow {
   };
 }
 
-async function withTable(run: (connection: DuckDBConnection, append: (batch: RecordBatch) => Promise<number>) => Promise<void>): Promise<void> {
+/** What the plugin does through `EngineApi.appendToTable(..., { exactColumns: true })`: the batch's new shapes, its extras, then its rows. */
+async function store(connection: DuckDBConnection, columns: RowColumns): Promise<number> {
+  const { shapes, extras, rows } = columns.batches();
+  const append = (name: string, batch: RecordBatch) => appendBatches({ connection, table: { catalog: 'memory', schema: 'runtime', name }, schema: batch.schema, batches: (async function* () { yield batch; })(), signal: new AbortController().signal, freshTable: true });
+  await append('task_history_shapes', shapes);
+  await append('task_history_extras', extras);
+  return append('task_history_rows', rows);
+}
+
+async function withTable(run: (connection: DuckDBConnection, append: (columns: RowColumns) => Promise<number>) => Promise<void>): Promise<void> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
-    await connection.run('CREATE SCHEMA runtime');
-    await connection.run(CREATE_TASK_HISTORY_SQL);
-    const append = (batch: RecordBatch) => appendBatches({
-      connection,
-      table: { catalog: 'memory', schema: 'runtime', name: 'task_history' },
-      schema: batch.schema,
-      batches: (async function* () { yield batch; })(),
-      signal: new AbortController().signal,
-    });
-    await run(connection, append);
+    for (const statement of CREATE_TASK_HISTORY_STATEMENTS) await connection.run(statement);
+    await run(connection, (columns) => store(connection, columns));
   } finally {
     connection.closeSync();
     instance.closeSync();
@@ -73,7 +77,7 @@ test('rows held column by column reach the table exactly, across chunks and grow
     const rows = Array.from({ length: 5_000 }, (_, index) => row(index));
     for (const source of rows) columns.append(source);
     t.is(columns.rows, 5_000);
-    t.is(await append(columns.batch()), 5_000);
+    t.is(await append(columns), 5_000);
     const stored = (await connection.runAndReadAll(READ_BACK)).getRowObjectsJS();
     t.is(stored.length, 5_000);
     for (let index = 0; index < rows.length; index++) {
@@ -86,7 +90,7 @@ test('rows held column by column reach the table exactly, across chunks and grow
     columns.clear();
     t.is(columns.rows, 0);
     columns.append(row(9_999));
-    t.is(await append(columns.batch()), 1);
+    t.is(await append(columns), 1);
     const last = (await connection.runAndReadAll(`${READ_BACK} DESC LIMIT 1`)).getRowObjectsJS();
     t.deepEqual(last, [expectedRow(row(9_999))]);
   });
@@ -102,7 +106,7 @@ test('text DuckDB would refuse is repaired: lone surrogates become U+FFFD, label
       executionDurationMs: Number.NaN,
       labels: { 'k\uD800': '1', 'k\uDBFF': '2', plain: 'v\uDFFF' },
     });
-    await append(columns.batch());
+    await append(columns);
     const stored = (await connection.runAndReadAll('SELECT input, error_message, execution_duration_ms, map_keys(labels) AS keys, map_values(labels) AS values FROM runtime.task_history')).getRowObjectsJS();
     t.deepEqual(stored, [{
       input: "SELECT '\uFFFD lone, 🎉 paired'",
@@ -111,20 +115,6 @@ test('text DuckDB would refuse is repaired: lone surrogates become U+FFFD, label
       keys: ['k\uFFFD', 'plain'],
       values: ['2', 'v\uFFFD'],
     }]);
-  });
-});
-
-test('a slice of the batch (the writer appends 512 rows a turn) carries its own rows and maps', async (t) => {
-  await withTable(async (connection, append) => {
-    const columns = new RowColumns();
-    const rows = Array.from({ length: 1_500 }, (_, index) => row(index));
-    for (const source of rows) columns.append(source);
-    const batch = columns.batch();
-    for (let start = 0; start < batch.numRows; start += 512) await append(batch.slice(start, Math.min(start + 512, batch.numRows)));
-    const stored = (await connection.runAndReadAll(`${READ_BACK} LIMIT 3 OFFSET 1023`)).getRowObjectsJS();
-    t.deepEqual(stored, [expectedRow(rows[1_023]!), expectedRow(rows[1_024]!), expectedRow(rows[1_025]!)]);
-    const [{ n }] = (await connection.runAndReadAll('SELECT count(*) AS n FROM runtime.task_history')).getRowObjectsJS() as [{ n: bigint }];
-    t.is(n, 1_500n);
   });
 });
 
@@ -138,7 +128,7 @@ test('a query\'s row is written straight into the columns: its id without dashes
   writeSqlQueryRow(columns, query as never, outcome as never, undefined, { dataset: (name) => (name === 'customers' ? { accelerated: true } as never : undefined) });
   t.is(columns.rows, 2);
   await withTable(async (connection, append) => {
-    await append(columns.batch());
+    await append(columns);
     const [stored] = (await connection.runAndReadAll(`SELECT trace_id, length(span_id) AS span_length, task, input, error_message, map_keys(labels) AS keys, map_values(labels) AS values FROM runtime.task_history WHERE task = 'sql_query'`)).getRowObjectsJS();
     t.deepEqual(stored, {
       trace_id: '0f1e2d3c4b5a69788796a5b4c3d2e1f0',
@@ -149,5 +139,89 @@ test('a query\'s row is written straight into the columns: its id without dashes
       keys: ['protocol', 'datasets', 'rows_produced', 'query_execution_duration_ms', 'results_cache_hit', 'statement_type', 'principal', 'results_cache_status', 'accelerated', 'error_code'],
       values: ['http', 'orders,customers', '0', '1.235', 'false', 'SELECT', 'reader', 'MISS', 'true', 'SQL_ERROR'],
     });
+  });
+});
+
+test('query rows and other rows mixed in one batch keep their own labels, and a query\'s labels are spelled as before', async (t) => {
+  const { writeSqlQueryRow } = await import('../../plugins/task-history/sql-task.js');
+  const columns = new RowColumns();
+  const statuses = [undefined, 'HIT', 'MISS', 'STALE', 'BYPASS'] as const;
+  const expected: Array<Record<string, string> | undefined> = [];
+  for (let index = 0; index < 1_000; index++) {
+    if (index % 3 === 0) {
+      columns.append(row(index));
+      expected.push(undefined);
+      continue;
+    }
+    const cacheStatus = statuses[index % statuses.length];
+    const executionMs = [0, 5, 0.5, 12.3456, 1_234_567.8915, Number.NaN][index % 6]!;
+    const protocol = index % 4 === 0 ? 'internal' : 'flight';
+    const failed = index % 10 === 1;
+    writeSqlQueryRow(columns, {
+      id: crypto.randomUUID(), sql: `SELECT ${index % 5}`, protocol, principal: { id: `key-${index % 2}` }, datasets: index % 7 === 0 ? [] : ['orders'], statementType: 'SELECT', startTime: new Date(1_700_000_000_000 + index),
+    } as never, {
+      status: failed ? 'error' : 'ok', rows: index * 1_000_003, executionMs, durationMs: 1, cacheStatus, endTime: new Date(1_700_000_000_000 + index), error: failed ? { code: 'SQL_INVALID', message: 'bad' } : undefined,
+    } as never, undefined, { dataset: () => ({ accelerated: index % 2 === 0 }) as never });
+    const millis = Number.isFinite(executionMs) ? String(Math.round(executionMs * 1000) / 1000) : '0';
+    expected.push({
+      protocol,
+      datasets: index % 7 === 0 ? '' : 'orders',
+      rows_produced: String(index * 1_000_003),
+      query_execution_duration_ms: millis,
+      results_cache_hit: cacheStatus === 'HIT' || cacheStatus === 'STALE' ? 'true' : 'false',
+      statement_type: 'SELECT',
+      principal: `key-${index % 2}`,
+      ...(cacheStatus === undefined ? {} : { results_cache_status: cacheStatus }),
+      ...(index % 2 === 0 && index % 7 !== 0 ? { accelerated: 'true' } : {}),
+      ...(protocol === 'internal' ? { runtime_query: 'true' } : {}),
+      ...(failed ? { error_code: 'SQL_INVALID' } : {}),
+    });
+  }
+  await withTable(async (connection, append) => {
+    t.is(await append(columns), 1_000);
+    const stored = (await connection.runAndReadAll('SELECT task, trace_id, span_id, map_keys(labels) AS keys, map_values(labels) AS values FROM runtime.task_history ORDER BY start_time, task DESC')).getRowObjectsJS() as Array<{ task: string; trace_id: string; span_id: string; keys: string[]; values: string[] }>;
+    t.is(stored.length, 1_000);
+    for (let index = 0; index < 1_000; index++) {
+      const labels = expected[index];
+      const got = stored[index]!;
+      const gotLabels = Object.fromEntries(got.keys.map((key, at) => [key, got.values[at]]));
+      if (labels === undefined) {
+        if (!t.deepEqual(gotLabels, row(index).labels, `row ${index}`)) return;
+        continue;
+      }
+      t.is(got.task, 'sql_query');
+      t.regex(got.trace_id, /^[0-9a-f]{32}$/);
+      t.regex(got.span_id, /^[0-9a-f]{16}$/);
+      if (!t.deepEqual(got.keys, Object.keys(labels), `row ${index}: label order`) || !t.deepEqual(gotLabels, labels, `row ${index}`)) return;
+    }
+  });
+});
+
+test('a shape is stored once across batches, and retention deletes old rows with their extras, then only the shapes no row names', async (t) => {
+  await withTable(async (connection, append) => {
+    const ids = new StoredIds();
+    const first = new RowColumns(ids);
+    const second = new RowColumns(ids);
+    const old = { ...row(2), input: 'SELECT shared', startTime: new Date(1_000), errorMessage: 'old failure', labels: { only: 'old' } };
+    first.append(old);
+    first.append({ ...old, input: 'SELECT only old' });
+    await append(first);
+    second.append({ ...old, startTime: new Date(5_000), errorMessage: undefined, labels: {} });
+    t.is(second.batches().shapes.numRows, 0, 'shapes the first batch stored are named by id, not sent again');
+    await append(second);
+    const stored = async (table: string, column: string) => (await connection.runAndReadAll(`SELECT ${column} FROM runtime.${table} ORDER BY ALL`)).getRows().map(([value]) => value);
+    t.deepEqual(await stored('task_history_shapes', 'input'), ['SELECT only old', 'SELECT shared']);
+    t.is((await stored('task_history_extras', 'id')).length, 3, 'every task row has extras (its labels)');
+
+    // Retention as the plugin runs it: forget the shapes, write what is buffered, delete.
+    const boundary = ids.forget();
+    const third = new RowColumns(ids);
+    third.append({ ...old, startTime: new Date(9_000), input: 'SELECT shared', errorMessage: undefined, labels: {} });
+    for (const { sql, parameters } of retentionStatements(new Date(2_000), boundary)) await connection.run(sql, parameters as never);
+    await append(third);
+    t.deepEqual(await stored('task_history_shapes', 'input'), ['SELECT shared', 'SELECT shared'], 'the shape only the deleted rows named is gone; the batch after forget() stored its shape anew');
+    t.is((await stored('task_history_extras', 'id')).length, 2, 'the deleted rows\' extras went with them');
+    const rows = (await connection.runAndReadAll('SELECT input, error_message, epoch_ms(start_time) AS ms FROM runtime.task_history ORDER BY start_time')).getRowObjectsJS();
+    t.deepEqual(rows, [{ input: 'SELECT shared', error_message: null, ms: 5_000n }, { input: 'SELECT shared', error_message: null, ms: 9_000n }]);
   });
 });

@@ -32,14 +32,18 @@ test('retention removes rows that started before retention_period, keeps the res
     await context.sql('SELECT 1');
     const history = taskHistory(context.runtime.hooks)!;
     await history.flush();
-    const twoMinutesAgo = (Date.now() - 120_000) * 1000;
-    await context.runtime.engine.runInternal(
-      "INSERT INTO runtime.task_history VALUES ('old', 'old', NULL, 'sql_query', 'SELECT 0', NULL, make_timestamp($1), make_timestamp($1), 1, NULL, MAP {})",
-      [twoMinutesAgo],
-    );
+    const twoMinutesAgo = new Date(Date.now() - 120_000);
+    history.record({ task: 'sql_query', input: 'SELECT 0', startTime: twoMinutesAgo, endTime: twoMinutesAgo });
+    await history.flush();
+    t.is((await context.runtime.engine.runInternal('SELECT count(*) AS n FROM runtime.task_history'))[0]!['n'], 2n);
     await history.enforceRetention();
     const rows = await context.runtime.engine.runInternal('SELECT input FROM runtime.task_history ORDER BY start_time');
     t.deepEqual(rows, [{ input: 'SELECT 1' }]);
+    const shapes = await context.runtime.engine.runInternal('SELECT input FROM runtime.task_history_shapes');
+    t.false(shapes.some((shape) => shape['input'] === 'SELECT 0'), 'the shape only the deleted row named was deleted after it');
+    await context.sql('SELECT 1');
+    await history.flush();
+    t.deepEqual(await context.runtime.engine.runInternal('SELECT input FROM runtime.task_history ORDER BY start_time'), [{ input: 'SELECT 1' }, { input: 'SELECT 1' }], 'rows after a retention check still find their shape');
   });
 });
 
@@ -50,7 +54,7 @@ test('retention settings below 60s are refused, naming enabled: false as the way
 
 test('the writer batches rows into few INSERTs', async (t) => {
   const batches: number[] = [];
-  const writer = new TaskWriter({ insert: async ({ rows }) => void batches.push(rows), onDrop: () => t.fail('nothing may drop'), log: quiet, batchRows: 500 });
+  const writer = new TaskWriter({ insert: async ({ count }) => void batches.push(count), onDrop: () => t.fail('nothing may drop'), log: quiet, batchRows: 500 });
   for (let i = 0; i < 1_234; i += 1) writer.add(row(i));
   await writer.flush();
   // The 500th row starts an INSERT; the rows that arrive while it runs go in the next one.
@@ -64,8 +68,8 @@ test('rows that arrive while a write runs wait for the interval: a steady trickl
   const writes: number[] = [];
   const writer = new TaskWriter({
     // Each write takes 10 ms, as a small engine append does.
-    insert: async ({ rows }) => {
-      writes.push(rows);
+    insert: async ({ count }) => {
+      writes.push(count);
       await new Promise((resolve) => setTimeout(resolve, 10));
     },
     onDrop: () => t.fail('nothing may drop'),
@@ -89,8 +93,8 @@ test('a whole batch that built up during a write is written at once, not after a
   const writes: number[] = [];
   let release: () => void = () => undefined;
   const writer = new TaskWriter({
-    insert: async ({ rows }) => {
-      writes.push(rows);
+    insert: async ({ count }) => {
+      writes.push(count);
       if (writes.length === 1) await new Promise<void>((resolve) => (release = resolve));
     },
     onDrop: () => t.fail('nothing may drop'),
@@ -113,9 +117,9 @@ test('under a flood faster than INSERTs, the buffer stays capped and drops are c
   let dropped = 0;
   let written = 0;
   const writer = new TaskWriter({
-    insert: async ({ rows }) => {
+    insert: async ({ count }) => {
       await blocked;
-      written += rows;
+      written += count;
     },
     onDrop: (count) => (dropped += count),
     log: quiet,

@@ -29,21 +29,23 @@ async function taskRows(context: TelemetryRuntime, where = "task = 'sql_query'")
 
 test('runtime.task_history has Spice\'s columns and types', async (t) => {
   await withTelemetryRuntime(t, { manifest: 'datasets: []\n' }, async ({ runtime }) => {
-    const columns = await runtime.engine.runInternal("SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = 'runtime' AND table_name = 'task_history' ORDER BY ordinal_position");
+    // A view over the compact stored rows: DuckDB gives views no NOT NULL, so only names and
+    // types are Spice's to the letter (the never-null columns are checked by the row tests).
+    const columns = await runtime.engine.runInternal("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'runtime' AND table_name = 'task_history' ORDER BY ordinal_position");
     t.deepEqual(
-      columns.map((column) => `${String(column['column_name'])} ${String(column['data_type'])} ${column['is_nullable'] === 'YES' ? 'NULL' : 'NOT NULL'}`),
+      columns.map((column) => `${String(column['column_name'])} ${String(column['data_type'])}`),
       [
-        'trace_id VARCHAR NOT NULL',
-        'span_id VARCHAR NOT NULL',
-        'parent_span_id VARCHAR NULL',
-        'task VARCHAR NOT NULL',
-        'input VARCHAR NOT NULL',
-        'captured_output VARCHAR NULL',
-        'start_time TIMESTAMP_NS NOT NULL',
-        'end_time TIMESTAMP_NS NOT NULL',
-        'execution_duration_ms DOUBLE NOT NULL',
-        'error_message VARCHAR NULL',
-        'labels MAP(VARCHAR, VARCHAR) NOT NULL',
+        'trace_id VARCHAR',
+        'span_id VARCHAR',
+        'parent_span_id VARCHAR',
+        'task VARCHAR',
+        'input VARCHAR',
+        'captured_output VARCHAR',
+        'start_time TIMESTAMP_NS',
+        'end_time TIMESTAMP_NS',
+        'execution_duration_ms DOUBLE',
+        'error_message VARCHAR',
+        'labels MAP(VARCHAR, VARCHAR)',
       ],
     );
   });
@@ -174,5 +176,31 @@ test('enabled: false: there is no runtime.task_history table and nothing is reco
     const response = await context.sql('SELECT * FROM runtime.task_history');
     t.is(response.status, 400);
     t.regex(await response.text(), /TABLE_NOT_FOUND.*task_history.*does not exist/);
+    const stored = await context.runtime.engine.runInternal("SELECT table_name FROM information_schema.tables WHERE table_schema = 'runtime' AND table_name LIKE 'task_history%'");
+    t.deepEqual(stored, [], 'nor its stored tables');
+  });
+});
+
+test('users can read the view and the stored tables, and write to none of them', async (t) => {
+  await withTelemetryRuntime(t, { manifest: 'datasets: []\n' }, async (context) => {
+    await context.sql('SELECT 1');
+    await taskHistory(context.runtime.hooks)!.flush();
+    for (const table of ['task_history_rows', 'task_history_shapes', 'task_history_extras']) {
+      const read = await context.sql(`SELECT count(*) AS n FROM runtime.${table}`, { accept: 'application/json' });
+      t.is(read.status, 200, `${table} is readable`);
+    }
+    for (const statement of [
+      "INSERT INTO runtime.task_history_shapes (id, task, input, accelerated) VALUES (999, 'sql_query', 'forged', 0)",
+      'DELETE FROM runtime.task_history_rows',
+      'UPDATE runtime.task_history_extras SET error_message = NULL',
+      'DROP VIEW runtime.task_history',
+    ]) {
+      const response = await context.sql(statement);
+      t.not(response.status, 200, `refused: ${statement}`);
+      await response.text();
+    }
+    const rows = await taskRows(context);
+    t.true(rows.some((row) => row.input === 'SELECT 1'), 'the history is intact');
+    t.false(rows.some((row) => row.input === 'forged'));
   });
 });

@@ -45,6 +45,12 @@ function typeFor(type: DataType, unsupported: () => Error): string {
       return timezone ? 'TIMESTAMP WITH TIME ZONE' : 'TIMESTAMP';
     }
     case Type.List: return `${typeFor((type as unknown as { valueType: DataType }).valueType, unsupported)}[]`;
+    case Type.Map: {
+      // Maps of text only: the engine's append copies those as they are and converts no other map.
+      const { keyType, valueType } = type as unknown as { keyType: DataType; valueType: DataType };
+      if (keyType.typeId !== Type.Utf8 || valueType.typeId !== Type.Utf8) throw unsupported();
+      return 'MAP(VARCHAR, VARCHAR)';
+    }
     default: throw unsupported();
   }
 }
