@@ -25,14 +25,21 @@ export async function appendBatches(options: {
    * matters to a small per-query table such as a cluster merge's partial results).
    */
   freshTable?: boolean;
+  /**
+   * The batches have exactly the table's columns, in order: no column lookup (~2 ms of the
+   * engine: `duckdb_columns()`), still one transaction, whose commit runs on the engine's
+   * threads (without one, the appender's flush commits on the caller's: the event loop).
+   */
+  exactColumns?: boolean;
 }): Promise<number> {
   const { connection, table } = options;
   const fresh = options.freshTable === true;
+  const exact = fresh || options.exactColumns === true;
   const appender = await connection.createAppender(table.name, table.schema, table.catalog);
   const columnCount = appender.columnCount;
   const targetTypes = Array.from({ length: columnCount }, (_, index) => appender.columnType(index));
-  const targetNames = fresh ? options.schema.fields.map((field) => field.name) : await columnNames(connection, table);
-  const sourceIndexes = fresh ? targetNames.map((_, index) => index) : mapColumns(options.schema, targetNames, table.name);
+  const targetNames = exact ? options.schema.fields.map((field) => field.name) : await columnNames(connection, table);
+  const sourceIndexes = exact ? targetNames.map((_, index) => index) : mapColumns(options.schema, targetNames, table.name);
   let rows = 0;
   if (!fresh) await connection.run('BEGIN TRANSACTION');
   try {

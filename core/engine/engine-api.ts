@@ -83,8 +83,7 @@ export interface EngineApi {
    * Appends Arrow batches to a table a plugin owns (created with `runInternal` in the default
    * database), columns matched by name, in one transaction. Not for datasets: see `append`.
    * `exactColumns`: the batches have exactly the table's columns, in its order, so nothing is
-   * looked up and no transaction is opened (the rows commit as the append ends): for a
-   * plugin writing small batches often (task history).
+   * looked up: for a plugin writing small batches often (task history).
    */
   appendToTable(table: { schema: string; name: string }, schema: Schema, batches: AsyncIterable<RecordBatch>, signal: AbortSignal, options?: { exactColumns?: boolean }): Promise<number>;
 }

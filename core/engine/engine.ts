@@ -292,7 +292,7 @@ export class Engine implements EngineApi {
     const connection = await this.#instance.connect();
     try {
       this.#catalog ??= String((await connection.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJS()[0]?.['name'] ?? 'memory');
-      return await appendBatches({ connection, table: { catalog: this.#catalog, ...table }, schema, batches, signal, freshTable: options.exactColumns === true });
+      return await appendBatches({ connection, table: { catalog: this.#catalog, ...table }, schema, batches, signal, exactColumns: options.exactColumns === true });
     } catch (error) {
       throw this.#mapError(error);
     } finally {

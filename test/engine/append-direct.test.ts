@@ -203,3 +203,27 @@ test('a batch whose values buffer is shorter than its length is refused with a c
     instance.closeSync();
   }
 });
+
+test('exactColumns: no column lookup, still one transaction: a batch that fails part way stores nothing', async (t) => {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    await connection.run('CREATE TABLE exact (n INTEGER)');
+    const schema = new Schema([new Field('n', new Int32(), false)]);
+    // 3,000 rows holding 2,500 values: the first chunk (2,048 rows) is whole, the second is not.
+    const data = makeData({ type: new Int32(), length: 3_000, nullCount: 0, data: new Int32Array(2_500) } as never) as Data;
+    Object.defineProperty(data, 'values', { value: new Int32Array(2_500).fill(7) });
+    const struct = makeData({ type: new Struct(schema.fields), length: 3_000, nullCount: 0, children: [data] } as never) as unknown as Data<Struct>;
+    const append = (batch: RecordBatch) => appendBatches({
+      connection, table: { catalog: 'memory', schema: 'main', name: 'exact' }, schema, batches: (async function* () { yield batch; })(), signal: new AbortController().signal, exactColumns: true,
+    });
+    await t.throwsAsync(append(new RecordBatch(schema, struct)), { message: /fewer than its 3000 rows/ });
+    const count = async () => ((await connection.runAndReadAll('SELECT count(*) FROM exact')).getRows() as [[bigint]])[0][0];
+    t.is(await count(), 0n, 'the first chunk was rolled back with the rest');
+    await append(new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: 5, nullCount: 0, children: [makeData({ type: new Int32(), length: 5, nullCount: 0, data: new Int32Array([1, 2, 3, 4, 5]) })] } as never) as unknown as Data<Struct>));
+    t.is(await count(), 5n, 'a whole batch lands, committed');
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+});
