@@ -3,7 +3,7 @@ import {
   Binary, DateDay, Decimal, Field, Float32, Float64, Int16, Int32, Int64, Int8, makeData, RecordBatch, Schema, Struct,
   TimestampMicrosecond, Uint16, Uint32, Uint64, Uint8, Utf8, vectorFromArray, type Data, type DataType,
 } from 'apache-arrow';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { appendBatches } from '../../core/engine/append.js';
 
 // Appending Arrow batches copies fixed-width columns straight into DuckDB's vectors
@@ -179,51 +179,53 @@ test('text that is not valid UTF-8 element by element is converted value by valu
   }
 });
 
-test('a batch whose values buffer is shorter than its length is refused with a clear error, never read past its end', async (t) => {
+async function withConnection(run: (connection: DuckDBConnection) => Promise<void>): Promise<void> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
-    await connection.run('CREATE TABLE short (n INTEGER)');
-    // Says 100,000 rows, holds 10 values: the engine would copy 400 KB from a 40-byte buffer.
-    const schema = new Schema([new Field('n', new Int32(), false)]);
-    const data = makeData({ type: new Int32(), length: 100_000, nullCount: 0, data: new Int32Array(10) } as never) as Data;
-    // makeData sizes the view from the buffer it is given; a malformed IPC body can still say more.
-    Object.defineProperty(data, 'values', { value: new Int32Array(10) });
-    const struct = makeData({ type: new Struct(schema.fields), length: 100_000, nullCount: 0, children: [data] } as never) as unknown as Data<Struct>;
-    const batch = new RecordBatch(schema, struct);
-    const error = await t.throwsAsync(appendBatches({
-      connection, table: { catalog: 'memory', schema: 'main', name: 'short' }, schema, batches: (async function* () { yield batch; })(), signal: new AbortController().signal,
-    }));
-    t.is((error as Error & { code?: string }).code, 'INGEST_SCHEMA_MISMATCH');
-    t.regex(error!.message, /column "n": the Arrow batch holds 10 values, fewer than its 2048 rows; the batch is malformed/);
-    const [[count]] = (await connection.runAndReadAll('SELECT count(*) FROM short')).getRows() as [[bigint]];
-    t.is(count, 0n, 'nothing of the batch was stored');
+    await run(connection);
   } finally {
     connection.closeSync();
     instance.closeSync();
   }
+}
+
+const INT_SCHEMA = new Schema([new Field('n', new Int32(), false)]);
+
+/**
+ * A batch of `length` INTEGER rows whose values buffer holds only `held` (7 each). makeData
+ * sizes the view from the buffer it is given; a malformed IPC body can still say more.
+ */
+function shortBatch(length: number, held: number): RecordBatch {
+  const data = makeData({ type: new Int32(), length, nullCount: 0, data: new Int32Array(held) } as never) as Data;
+  Object.defineProperty(data, 'values', { value: new Int32Array(held).fill(7) });
+  return new RecordBatch(INT_SCHEMA, makeData({ type: new Struct(INT_SCHEMA.fields), length, nullCount: 0, children: [data] } as never) as unknown as Data<Struct>);
+}
+
+const appendTo = (connection: DuckDBConnection, name: string, batch: RecordBatch, exactColumns = false) => appendBatches({
+  connection, table: { catalog: 'memory', schema: 'main', name }, schema: INT_SCHEMA, batches: (async function* () { yield batch; })(), signal: new AbortController().signal, exactColumns,
+});
+
+const countRows = async (connection: DuckDBConnection, table: string) => ((await connection.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows() as [[bigint]])[0][0];
+
+test('a batch whose values buffer is shorter than its length is refused with a clear error, never read past its end', async (t) => {
+  await withConnection(async (connection) => {
+    await connection.run('CREATE TABLE short (n INTEGER)');
+    // Says 100,000 rows, holds 10 values: the engine would copy 400 KB from a 40-byte buffer.
+    const error = await t.throwsAsync(appendTo(connection, 'short', shortBatch(100_000, 10)));
+    t.is((error as Error & { code?: string }).code, 'INGEST_SCHEMA_MISMATCH');
+    t.regex(error!.message, /column "n": the Arrow batch holds 10 values, fewer than its 2048 rows; the batch is malformed/);
+    t.is(await countRows(connection, 'short'), 0n, 'nothing of the batch was stored');
+  });
 });
 
 test('exactColumns: no column lookup, still one transaction: a batch that fails part way stores nothing', async (t) => {
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
-  try {
+  await withConnection(async (connection) => {
     await connection.run('CREATE TABLE exact (n INTEGER)');
-    const schema = new Schema([new Field('n', new Int32(), false)]);
     // 3,000 rows holding 2,500 values: the first chunk (2,048 rows) is whole, the second is not.
-    const data = makeData({ type: new Int32(), length: 3_000, nullCount: 0, data: new Int32Array(2_500) } as never) as Data;
-    Object.defineProperty(data, 'values', { value: new Int32Array(2_500).fill(7) });
-    const struct = makeData({ type: new Struct(schema.fields), length: 3_000, nullCount: 0, children: [data] } as never) as unknown as Data<Struct>;
-    const append = (batch: RecordBatch) => appendBatches({
-      connection, table: { catalog: 'memory', schema: 'main', name: 'exact' }, schema, batches: (async function* () { yield batch; })(), signal: new AbortController().signal, exactColumns: true,
-    });
-    await t.throwsAsync(append(new RecordBatch(schema, struct)), { message: /fewer than its 3000 rows/ });
-    const count = async () => ((await connection.runAndReadAll('SELECT count(*) FROM exact')).getRows() as [[bigint]])[0][0];
-    t.is(await count(), 0n, 'the first chunk was rolled back with the rest');
-    await append(new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: 5, nullCount: 0, children: [makeData({ type: new Int32(), length: 5, nullCount: 0, data: new Int32Array([1, 2, 3, 4, 5]) })] } as never) as unknown as Data<Struct>));
-    t.is(await count(), 5n, 'a whole batch lands, committed');
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
+    await t.throwsAsync(appendTo(connection, 'exact', shortBatch(3_000, 2_500), true), { message: /fewer than its 3000 rows/ });
+    t.is(await countRows(connection, 'exact'), 0n, 'the first chunk was rolled back with the rest');
+    await appendTo(connection, 'exact', shortBatch(5, 5), true);
+    t.is(await countRows(connection, 'exact'), 5n, 'a whole batch lands, committed');
+  });
 });
