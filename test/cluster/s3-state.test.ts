@@ -11,11 +11,11 @@ import { spawnScheduler, stopAll, waitFor } from './cluster-helpers.js';
 // A cluster's shared state on a real S3 implementation that enforces conditional writes
 // (moto's server; s3rver ignores the conditions, and test/helpers/conditional-s3.ts is a
 // stand-in written for these tests). moto is a Python package, not an npm or Debian one:
-// where `moto_server` is missing these tests are skipped, and say so in their titles.
+// where Python's `moto` is missing these tests are skipped, and say so in their titles.
 
 const available = motoAvailable();
 const withMoto = available ? test.serial : test.serial.skip;
-const suffix = available ? '' : ' (skipped: moto_server is not installed)';
+const suffix = available ? '' : ' (skipped: the Python package moto is not installed)';
 const params = (endpoint: string) => ({ objstore_endpoint: endpoint, objstore_region: 'us-east-1', objstore_key: 'test', objstore_secret: 'test' });
 
 withMoto(`s3:// on moto: conditional create and replace, no lost update among racing writers, cluster documents changed by compare-and-swap${suffix}`, async (t) => {
