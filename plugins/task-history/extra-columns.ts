@@ -1,5 +1,5 @@
 import { Int64, makeData, TimestampMicrosecond, type Data, type RecordBatch } from 'apache-arrow';
-import { FixedColumn, recordBatchOf, writeInt64 } from './fixed-column.js';
+import { int64Column, recordBatchOf, writeInt64 } from './fixed-column.js';
 import { ENTRY_TYPE, EXTRAS_SCHEMA, LABELS_TYPE } from './stored-schemas.js';
 import { TextColumn, wellFormed } from './text-column.js';
 
@@ -17,8 +17,8 @@ const INITIAL_ROWS = 64;
 
 /** The extras of a batch's rows (`EXTRAS_SCHEMA`): few rows have any. */
 export class ExtraColumns {
-  readonly #ids = new FixedColumn((size) => new Uint32Array(size), 2, INITIAL_ROWS);
-  readonly #startTime = new FixedColumn((size) => new Uint32Array(size), 2, INITIAL_ROWS);
+  readonly #ids = int64Column(INITIAL_ROWS);
+  readonly #startTime = int64Column(INITIAL_ROWS);
   readonly #traceId = new TextColumn();
   readonly #spanId = new TextColumn();
   readonly #parentSpanId = new TextColumn();

@@ -1,6 +1,6 @@
 import { makeData, RecordBatch, Struct, type Data, type DataType, type Schema } from 'apache-arrow';
 
-type Values = Int32Array | Uint32Array | Float64Array | Uint8Array;
+type Values = Uint32Array | Float64Array | Uint8Array;
 
 /**
  * A growing column of fixed-width values, `perRow` array elements a row: 64-bit integers are
@@ -35,6 +35,11 @@ export class FixedColumn<T extends Values> {
     return makeData({ type, length, nullCount: 0, data: view } as never) as unknown as Data<D>;
   }
 }
+
+/** A column of 64-bit integers (BIGINT, UBIGINT, timestamps), as two words a row. */
+export const int64Column = (initialRows?: number) => new FixedColumn((size) => new Uint32Array(size), 2, initialRows);
+export const float64Column = () => new FixedColumn((size) => new Float64Array(size));
+export const byteColumn = () => new FixedColumn((size) => new Uint8Array(size));
 
 const TWO_TO_32 = 4294967296;
 

@@ -1,20 +1,14 @@
 import { STAGE } from '../../core/hooks/stages.js';
 import type { QuarryPlugin } from '../../core/plugins/types.js';
-import { captureFirstRows, capturedRows } from './output-capture.js';
+import { captureFirstRows, capturedRows, fromArray } from './output-capture.js';
 import { PlanCapture } from './plan-capture.js';
 import { registerTaskHistory, type TaskInput } from './recorder.js';
 import { taskHistorySchema, type TaskHistoryConfig } from './schema.js';
 import { newSpanId, newTraceId } from './hex-ids.js';
 import { refreshRow, writeSqlQueryRow, truncate } from './sql-task.js';
-import type { RecordBatch } from 'apache-arrow';
 import { StoredIds } from './stored-ids.js';
 import { CREATE_TASK_HISTORY_STATEMENTS, DROP_TASK_HISTORY_STATEMENTS, retentionStatements, STORED_TABLE_REFS, type TaskRow } from './table.js';
 import { TaskWriter } from './writer.js';
-
-/** One Arrow batch as an engine input. */
-async function* only(batch: RecordBatch): AsyncGenerator<RecordBatch> {
-  yield batch;
-}
 
 export const TASK_HISTORY_PLUGIN_NAME = 'task-history';
 
@@ -54,7 +48,7 @@ export function createTaskHistoryPlugin(): QuarryPlugin {
         insert: async ({ shapes, extras, rows }) => {
           const signal = new AbortController().signal;
           for (const [table, batch] of [[STORED_TABLE_REFS.shapes, shapes], [STORED_TABLE_REFS.extras, extras], [STORED_TABLE_REFS.rows, rows]] as const) {
-            if (batch.numRows > 0) await runtime.engine.appendToTable(table, batch.schema, only(batch), signal, { exactColumns: true });
+            if (batch.numRows > 0) await runtime.engine.appendToTable(table, batch.schema, fromArray([batch]), signal, { exactColumns: true });
           }
         },
         ids,

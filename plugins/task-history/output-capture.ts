@@ -63,6 +63,7 @@ async function rowsAsJson(schema: QueryResult['schema'], batches: readonly Recor
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function* fromArray(batches: readonly RecordBatch[]): AsyncGenerator<RecordBatch> {
+/** Batches held in memory as the async iterable encoders and the engine take. */
+export async function* fromArray(batches: readonly RecordBatch[]): AsyncGenerator<RecordBatch> {
   yield* batches;
 }

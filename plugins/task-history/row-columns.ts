@@ -1,6 +1,6 @@
 import { Float64, Int64, TimestampMicrosecond, Uint64, type RecordBatch } from 'apache-arrow';
 import { ExtraColumns, type RowExtras } from './extra-columns.js';
-import { FixedColumn, recordBatchOf, writeInt64 } from './fixed-column.js';
+import { float64Column, int64Column, recordBatchOf, writeInt64 } from './fixed-column.js';
 import { writeRandomSpanWords, writeSpanWords, writeTraceWords } from './hex-ids.js';
 import { ShapeColumns, type QueryShape } from './shape-columns.js';
 import { StoredIds } from './stored-ids.js';
@@ -39,16 +39,16 @@ export class RowColumns {
   readonly #ids: StoredIds;
   readonly #shapes = new ShapeColumns();
   readonly #extras = new ExtraColumns();
-  readonly #traceHigh = new FixedColumn((size) => new Uint32Array(size), 2);
-  readonly #traceLow = new FixedColumn((size) => new Uint32Array(size), 2);
-  readonly #spanId = new FixedColumn((size) => new Uint32Array(size), 2);
-  readonly #shape = new FixedColumn((size) => new Uint32Array(size), 2);
-  readonly #extra = new FixedColumn((size) => new Uint32Array(size), 2);
-  readonly #startTime = new FixedColumn((size) => new Uint32Array(size), 2);
-  readonly #endTime = new FixedColumn((size) => new Uint32Array(size), 2);
-  readonly #duration = new FixedColumn((size) => new Float64Array(size));
-  readonly #rowsProduced = new FixedColumn((size) => new Float64Array(size));
-  readonly #executionMicros = new FixedColumn((size) => new Float64Array(size));
+  readonly #traceHigh = int64Column();
+  readonly #traceLow = int64Column();
+  readonly #spanId = int64Column();
+  readonly #shape = int64Column();
+  readonly #extra = int64Column();
+  readonly #startTime = int64Column();
+  readonly #endTime = int64Column();
+  readonly #duration = float64Column();
+  readonly #rowsProduced = float64Column();
+  readonly #executionMicros = float64Column();
   readonly #fixed = [
     this.#traceHigh, this.#traceLow, this.#spanId, this.#shape, this.#extra, this.#startTime, this.#endTime,
     this.#duration, this.#rowsProduced, this.#executionMicros,

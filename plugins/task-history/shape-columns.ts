@@ -1,5 +1,5 @@
 import { Int64, Uint8, type RecordBatch } from 'apache-arrow';
-import { FixedColumn, recordBatchOf, writeInt64 } from './fixed-column.js';
+import { byteColumn, int64Column, recordBatchOf, writeInt64 } from './fixed-column.js';
 import { SHAPES_SCHEMA } from './stored-schemas.js';
 import { TextColumn, wellFormed } from './text-column.js';
 
@@ -16,7 +16,7 @@ export interface QueryShape {
 
 /** The shapes a batch named first, written before its rows (`SHAPES_SCHEMA`). */
 export class ShapeColumns {
-  readonly #ids = new FixedColumn((size) => new Uint32Array(size), 2);
+  readonly #ids = int64Column();
   readonly #task = new TextColumn();
   readonly #input = new TextColumn();
   readonly #protocol = new TextColumn();
@@ -24,7 +24,7 @@ export class ShapeColumns {
   readonly #statementType = new TextColumn();
   readonly #principal = new TextColumn();
   readonly #cacheStatus = new TextColumn();
-  readonly #accelerated = new FixedColumn((size) => new Uint8Array(size));
+  readonly #accelerated = byteColumn();
   readonly #errorCode = new TextColumn();
   #count = 0;
 

@@ -2,15 +2,10 @@ import { columnDefinitions } from '../../core/engine/fetch/duckdb-column-types.j
 import { EXTRAS_SCHEMA, ROWS_SCHEMA, SHAPES_SCHEMA } from './stored-schemas.js';
 import { EXTRAS_TABLE, ROWS_TABLE, SHAPES_TABLE, TASK_HISTORY_VIEW_SQL, UNUSED_SHAPES_SQL } from './view-sql.js';
 
+export { STORED_TABLE_REFS } from './view-sql.js';
+
 /** The table as Spice names it (a view here); the `runtime` schema holds the runtime's own tables. */
 export const TASK_HISTORY_TABLE = 'runtime.task_history';
-
-/** The stored tables as the engine's `appendToTable` names them. */
-export const STORED_TABLE_REFS = {
-  rows: { schema: 'runtime', name: 'task_history_rows' },
-  shapes: { schema: 'runtime', name: 'task_history_shapes' },
-  extras: { schema: 'runtime', name: 'task_history_extras' },
-} as const;
 
 /** The stored tables, their columns exactly the writer's (it appends them as they are), and the view. */
 export const CREATE_TASK_HISTORY_STATEMENTS = [

@@ -1,7 +1,13 @@
-/** The stored tables (`stored-schemas.ts`). */
-export const ROWS_TABLE = 'runtime.task_history_rows';
-export const SHAPES_TABLE = 'runtime.task_history_shapes';
-export const EXTRAS_TABLE = 'runtime.task_history_extras';
+/** The stored tables (`stored-schemas.ts`), as the engine's `appendToTable` names them. */
+export const STORED_TABLE_REFS = {
+  rows: { schema: 'runtime', name: 'task_history_rows' },
+  shapes: { schema: 'runtime', name: 'task_history_shapes' },
+  extras: { schema: 'runtime', name: 'task_history_extras' },
+} as const;
+const qualified = (table: { schema: string; name: string }) => `${table.schema}.${table.name}`;
+export const ROWS_TABLE = qualified(STORED_TABLE_REFS.rows);
+export const SHAPES_TABLE = qualified(STORED_TABLE_REFS.shapes);
+export const EXTRAS_TABLE = qualified(STORED_TABLE_REFS.extras);
 
 /**
  * A query's labels as Spice names them, in this order, each present only when it has a value:
