@@ -17,6 +17,7 @@ export class ConnectionPool {
   readonly #maxIdle: number;
   readonly #busy = new Set<DuckDBConnection>();
   #closed = false;
+  #interruptedAll = false;
   /** Wakes `close()` once the last busy connection came back. */
   #allReturned: (() => void) | undefined;
   readonly #initializers: Array<(connection: DuckDBConnection) => Promise<void>> = [];
@@ -57,7 +58,13 @@ export class ConnectionPool {
 
   /** Interrupts every running query (used when the shutdown timeout expires). */
   interruptAll(): void {
+    this.#interruptedAll = true;
     for (const connection of this.#busy) connection.interrupt();
+  }
+
+  /** True once the pool interrupted the queries it lent out (shutdown): their INTERRUPT errors are cancellations. */
+  get interruptedAll(): boolean {
+    return this.#interruptedAll;
   }
 
   get busyCount(): number {
@@ -73,6 +80,7 @@ export class ConnectionPool {
     this.#closed = true;
     for (const connection of this.#idle.splice(0)) connection.closeSync();
     if (this.#busy.size === 0) return;
+    this.#interruptedAll = true;
     for (const connection of this.#busy) connection.interrupt();
     await settledWithin(new Promise<void>((resolve) => (this.#allReturned = resolve)), waitMs);
   }

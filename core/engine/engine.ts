@@ -395,6 +395,7 @@ export class Engine implements EngineApi {
           release(discard);
         },
         mapError,
+        interruptedByRuntime: () => this.#pool.interruptedAll,
       });
       return { schema: stream.schema, batches: stream.batches };
     } catch (error) {
@@ -499,6 +500,7 @@ export class Engine implements EngineApi {
             const mode = this.#resultModes.modeFor(sql);
             return await streamResult({
               prepared, connection, signal, onFinish: finish, mapError,
+              interruptedByRuntime: () => this.#pool.interruptedAll,
               materialize: mode === 'materialize',
               onComplete: (seen) => this.#resultModes.learn(sql, mode, seen),
             });

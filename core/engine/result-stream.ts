@@ -24,6 +24,8 @@ export async function streamResult(options: {
   mapError: (error: unknown) => QuarryError;
   /** Computed whole before it is read (see ResultModes); streamed chunk by chunk otherwise. */
   materialize?: boolean;
+  /** Whether the runtime interrupted every query (shutdown): an INTERRUPT is then a cancellation. */
+  interruptedByRuntime?: () => boolean;
   /** Told the chunks and rows of a result read to its end. */
   onComplete?: (seen: ChunkCounters) => void;
 }): Promise<EngineStream> {
@@ -78,7 +80,7 @@ export async function streamResult(options: {
         return next;
       } catch (error) {
         finish();
-        throw options.mapError(error);
+        throw options.mapError(signal.aborted || options.interruptedByRuntime?.() ? error : unrequestedInterrupt(error));
       }
     },
     async return() {
@@ -102,6 +104,18 @@ export async function streamResult(options: {
   };
 
   return { schema: opened.schema, batches, executionMs: () => engineMs };
+}
+
+/**
+ * DuckDB reports a query that failed on one of its own threads while no fetch was running
+ * (the client busy, e.g. encoding the previous batch) as "INTERRUPT Error: Interrupted!":
+ * the failing task cancels its siblings and the cancellation is what the result keeps. When
+ * nothing here interrupted the query, that is a failure, not a cancellation the caller asked
+ * for: it must not read as QUERY_CANCELLED.
+ */
+function unrequestedInterrupt(error: unknown): unknown {
+  if (!(error instanceof Error) || !/^INTERRUPT Error:/.test(error.message)) return error;
+  return new Error('Engine Error: the query failed on one of the engine\'s threads, and the engine kept only that it stopped the query ("Interrupted!"); nothing cancelled it. Run it again to see the engine\'s own error', { cause: error });
 }
 
 /** How often a cancel is repeated while the statement is still being started. */

@@ -2,6 +2,7 @@ import type { DuckDBResult } from '@duckdb/node-api';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { BatchAssembler, type BatchSizeOptions } from './chunk-to-arrow.js';
 import { arrowSchemaForColumns } from './duckdb-to-arrow-type.js';
+import { throwIfResultFailed } from '../native/result-status.js';
 
 /** A query result as Arrow: the schema up front, then the batches as they are produced. */
 export interface ArrowBatchStream {
@@ -50,6 +51,7 @@ export async function openBatchStream(result: DuckDBResult, options: StreamOptio
   const schema = arrowSchemaFor(result);
   options.signal?.throwIfAborted();
   const first = await result.fetchChunk();
+  if (first === null || first.rowCount === 0) throwIfResultFailed(result);
   if (options.counters && first !== null && first.rowCount > 0) {
     options.counters.chunks += 1;
     options.counters.rows += first.rowCount;
@@ -123,7 +125,11 @@ class BatchPump implements AsyncIterator<RecordBatch> {
         inFlight = null;
         if (this.#stopped) return;
         this.#signal?.throwIfAborted();
-        if (chunk === null || chunk.rowCount === 0) break;
+        // A null (or empty) chunk ends the result, or the query failed: only the result knows.
+        if (chunk === null || chunk.rowCount === 0) {
+          throwIfResultFailed(this.#result);
+          break;
+        }
         if (countThis && this.#counters) {
           this.#counters.chunks += 1;
           this.#counters.rows += chunk.rowCount;

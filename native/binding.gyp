@@ -1,0 +1,11 @@
+{
+  "targets": [
+    {
+      "target_name": "duckdb_result_status",
+      "sources": ["duckdb-result-status.c"],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags": ["-std=c11", "-Wall", "-Wextra", "-O2"],
+      "libraries": ["-ldl"]
+    }
+  ]
+}
