@@ -20,6 +20,7 @@ import { RefreshScheduler } from './acceleration/refresh-scheduler.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
 import type { BatchInput, DatasetStatus, DatasetWriteTarget, EngineApi, StagedRows } from './engine-api.js';
 import { openBatchStream } from './arrow/index.js';
+import { requireResultStatus } from './native/result-status.js';
 import { engineError, statementCountError } from './engine-errors.js';
 import { defaultMemoryLimitBytes } from './memory-limit.js';
 import { bindParameters } from './parameters.js';
@@ -139,6 +140,8 @@ export class Engine implements EngineApi {
     if (query.temp_directory) settings['temp_directory'] = query.temp_directory;
     let instance: DuckDBInstance;
     try {
+      // Without it a streamed query that fails would read as complete: no engine without it.
+      requireResultStatus();
       instance = await DuckDBInstance.create(':memory:', settings);
     } catch (error) {
       throw new QuarryError('ENGINE_START_FAILED', `the SQL engine could not start: ${(error as Error).message}`, { cause: error });
