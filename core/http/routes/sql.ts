@@ -25,6 +25,6 @@ export function registerSqlRoute(app: FastifyInstance, context: RouteContext, la
       inbound: request.inbound,
       signal: abort,
     });
-    return sendResult(reply, result, format, request.inbound.responseHeaders);
+    return sendResult(reply, result, format, request.inbound.responseHeaders, context.log);
   });
 }
