@@ -103,3 +103,25 @@ test('a schema without batches reads as one empty batch; what is not Arrow IPC i
   });
   t.is(error?.message, '14 UNAVAILABLE: connection dropped');
 });
+
+test('bodies at every offset of a Node Buffer (as gRPC hands them over) read back: 8-byte and 4-byte columns included', async (t) => {
+  // Arrow C++ clients (pyarrow) send bodies that gRPC slices out of its frames at any offset.
+  // Buffer#slice is a view, not a copy: a reader that realigned with it failed with "start
+  // offset of BigInt64Array should be a multiple of 8".
+  const table = tableFromArrays({ big: BigInt64Array.from([1n, -2n, 3n]), small: Int32Array.from([4, 5, 6]), real: Float64Array.from([0.5, 1.5, 2.5]), name: ['a', 'b', null] });
+  const writer = new FlightMessageWriter();
+  const written = [...writer.schemaMessages(table.schema), ...table.batches.flatMap((batch) => writer.batchMessages(batch))];
+  for (let offset = 0; offset < 8; offset += 1) {
+    const messages = written.map((message) => {
+      const body = Buffer.concat(message.body);
+      const shifted = Buffer.alloc(body.byteLength + offset);
+      body.copy(shifted, offset);
+      return { header: message.header, body: shifted.subarray(offset) };
+    });
+    t.deepEqual(await rowsOf(messages), [
+      { big: 1n, small: 4, real: 0.5, name: 'a' },
+      { big: -2n, small: 5, real: 1.5, name: 'b' },
+      { big: 3n, small: 6, real: 2.5, name: null },
+    ], `offset ${offset}`);
+  }
+});

@@ -1,5 +1,6 @@
 import { Message, MessageHeader, RecordBatch, Schema, Struct, Vector, makeData, type DataType } from 'apache-arrow';
 import { VectorLoader } from 'apache-arrow/visitor/vectorloader';
+import { alignedBytes } from '../../engine/arrow/aligned-bytes.js';
 import { QuarryError } from '../../errors/quarry-error.js';
 
 export interface InboundIpcMessage {
@@ -118,7 +119,7 @@ function bodyOf(message: InboundIpcMessage, bodyLength: number): Uint8Array {
   const body = message.body;
   if (body.byteLength < bodyLength) throw invalid(`a message body has ${body.byteLength} bytes where its header announces ${bodyLength}`);
   const view = body.byteLength === bodyLength ? body : body.subarray(0, bodyLength);
-  return view.byteOffset % 8 === 0 ? view : view.slice();
+  return alignedBytes(view);
 }
 
 function uncompressed(compression: unknown): void {

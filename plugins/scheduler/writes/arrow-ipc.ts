@@ -1,4 +1,5 @@
 import { Field, Int64, makeData, RecordBatch, Schema, Struct, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { alignedBytes } from '../../../core/engine/arrow/aligned-bytes.js';
 
 /** Rows as one Arrow IPC stream (the write log's object format). */
 export function toArrowIpc(schema: Schema, batches: readonly RecordBatch[]): Buffer {
@@ -8,7 +9,8 @@ export function toArrowIpc(schema: Schema, batches: readonly RecordBatch[]): Buf
 
 /** An Arrow IPC stream's schema and batches. */
 export function fromArrowIpc(body: Buffer): { schema: Schema; batches: RecordBatch[] } {
-  const table = tableFromIPC(body);
+  // The object store's bytes may sit at any offset of a network buffer.
+  const table = tableFromIPC(alignedBytes(body));
   return { schema: table.schema, batches: table.batches };
 }
 
