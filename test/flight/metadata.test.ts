@@ -94,7 +94,7 @@ test('XDBC type info, primary keys and the foreign key commands have the spec sc
     t.deepEqual(rowsOf(await client.getXdbcTypeInfo(XdbcDataType.XDBC_VARCHAR)).map((row) => row['type_name']), ['VARCHAR']);
 
     const keys = await client.getPrimaryKeys({ table: 'orders' });
-    t.deepEqual(fieldsOf(keys), ['catalog_name:Utf8:null', 'db_schema_name:Utf8:null', 'table_name:Utf8:not null', 'column_name:Utf8:not null', 'key_sequence:Int32:not null', 'key_name:Utf8:null']);
+    t.deepEqual(fieldsOf(keys), ['catalog_name:Utf8:null', 'db_schema_name:Utf8:null', 'table_name:Utf8:not null', 'column_name:Utf8:not null', 'key_name:Utf8:null', 'key_sequence:Int32:not null']);
     t.is(keys.numRows, 0);
     const foreignKeyFields = [
       'pk_catalog_name:Utf8:null', 'pk_db_schema_name:Utf8:null', 'pk_table_name:Utf8:not null', 'pk_column_name:Utf8:not null',

@@ -23,8 +23,9 @@ export const PRIMARY_KEYS_SCHEMA = new Schema([
   utf8('db_schema_name'),
   utf8('table_name', false),
   utf8('column_name', false),
-  int32('key_sequence', false),
+  // key_name before key_sequence, in FlightSql.proto's order: clients read columns by position.
   utf8('key_name'),
+  int32('key_sequence', false),
 ]);
 
 /** Shared by CommandGetExportedKeys, CommandGetImportedKeys and CommandGetCrossReference. */
