@@ -30,6 +30,19 @@ test('quarry sql reports engine errors with their code and exits 1', async (t) =
   });
 });
 
+test('a query failing after its result started streaming: quarry prints the engine\'s message and exits 1, over HTTP and Flight', async (t) => {
+  await withRuntime(t, { ...setup, flight: true }, async ({ baseUrl, runtime }) => {
+    const sql = "SELECT CASE WHEN i = 5000000 THEN error('boom late') ELSE i END AS v FROM range(10000000) t(i)";
+    for (const endpoint of [baseUrl, `grpc://${runtime.flightEndpoint}`]) {
+      for (const output of ['json', 'csv']) {
+        const result = await runCommand('quarry', ['sql', '-e', sql, '--endpoint', endpoint, '--output', output]);
+        t.is(result.code, 1, `${endpoint} ${output}`);
+        t.regex(result.stderr, /QUERY_FAILED\] (Invalid Input Error: boom late|Engine Error: .*nothing cancelled it)/, `${endpoint} ${output}`);
+      }
+    }
+  });
+});
+
 test('the REPL runs multi-line statements from stdin against a real runtime', async (t) => {
   await withRuntime(t, setup, async ({ baseUrl }) => {
     const result = await runCommand('quarry', ['sql', '--endpoint', baseUrl], {

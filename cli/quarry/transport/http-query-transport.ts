@@ -1,6 +1,6 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { RecordBatchReader, type RecordBatch } from 'apache-arrow';
-import { TransportError } from '../errors.js';
+import { ServerError, TransportError } from '../errors.js';
 import type { HttpClient } from '../http/http-client.js';
 import type { ArrowQueryResult, CacheStatus, QueryOptions, QueryTransport, TextFormat, TextQueryResult } from './query-transport.js';
 
@@ -29,7 +29,7 @@ export class HttpQueryTransport implements QueryTransport {
       await reader.open();
       return {
         schema: reader.schema ?? undefined,
-        batches: this.guarded(reader as AsyncIterable<RecordBatch>, options.signal),
+        batches: this.guarded(reader as AsyncIterable<RecordBatch>, response.body, options.signal),
         cacheStatus: cacheStatusOf(response.headers),
       };
     } catch (error) {
@@ -40,7 +40,7 @@ export class HttpQueryTransport implements QueryTransport {
   async queryText(sql: string, format: TextFormat, options: QueryOptions): Promise<TextQueryResult> {
     const response = await this.client.send('v1/sql', this.request(sql, acceptFor[format], options));
     return {
-      chunks: this.guarded(response.body as AsyncIterable<Uint8Array>, options.signal),
+      chunks: this.guarded(response.body as AsyncIterable<Uint8Array>, response.body, options.signal),
       cacheStatus: cacheStatusOf(response.headers),
     };
   }
@@ -53,7 +53,9 @@ export class HttpQueryTransport implements QueryTransport {
     return {
       method: 'POST' as const,
       body: sql,
-      headers: { 'content-type': 'text/plain; charset=utf-8', accept },
+      // With trailers, a result that fails after its response started ends with the engine's
+      // error in them (x-quarry-status: error) instead of a connection cut without a reason.
+      headers: { 'content-type': 'text/plain; charset=utf-8', accept, te: 'trailers' },
       ...(options.signal ? { signal: options.signal } : {}),
     };
   }
@@ -62,16 +64,34 @@ export class HttpQueryTransport implements QueryTransport {
    * The runtime streams results, so a failure after the first batch (or Ctrl-C) surfaces
    * while reading: translate it like a failure before the response.
    */
-  private async *guarded<T>(source: AsyncIterable<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
+  private async *guarded<T>(source: AsyncIterable<T>, message: IncomingMessage, signal: AbortSignal | undefined): AsyncGenerator<T> {
     try {
       yield* source;
     } catch (error) {
+      const failed = trailerFailure(message);
+      if (failed) throw failed;
       const translated = this.client.translateError(error, signal);
       if (!(translated instanceof TransportError)) throw translated;
       // Part of the result already arrived: say so rather than "request failed".
       throw new TransportError(`the result from ${this.endpoint} broke off before the end: ${(error as Error).message}`, { cause: error });
     }
+    const failed = trailerFailure(message);
+    if (failed) throw failed;
   }
+}
+
+/** The error a result's trailers report (`x-quarry-status: error`), once its body has ended. */
+function trailerFailure(message: IncomingMessage): ServerError | undefined {
+  if (message.trailers['x-quarry-status'] !== 'error') return undefined;
+  const code = message.trailers['x-quarry-error-code'];
+  const text = message.trailers['x-quarry-error-message'];
+  let serverMessage = 'the query failed after its result started';
+  try {
+    if (text) serverMessage = decodeURIComponent(text);
+  } catch {
+    serverMessage = text ?? serverMessage;
+  }
+  return new ServerError(message.statusCode ?? 200, code, serverMessage);
 }
 
 function cacheStatusOf(headers: IncomingHttpHeaders): CacheStatus {
