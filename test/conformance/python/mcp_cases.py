@@ -1,0 +1,156 @@
+"""MCP conformance cases with the official Python MCP SDK's streamable-HTTP client.
+
+Usage: mcp_cases.py --base http://HOST:PORT --key KEY [CASE ...]; prints a JSON line per case.
+"""
+
+import argparse
+import asyncio
+import http.client
+import json
+import time
+import traceback
+import urllib.parse
+
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+ARGS = None
+FAILING_QUERY = "SELECT CASE WHEN i = {at} THEN error('boom at {at}') ELSE i END AS v FROM range({rows}) t(i)"
+ENGINE_LOST_ITS_MESSAGE = "the engine kept only that it stopped the query"
+TOOLS = {"sql", "list_datasets", "table_schema", "sample_rows", "get_readiness"}
+
+
+def url():
+    return f"{ARGS.base}/v1/mcp"
+
+
+def connect(mode="legacy", key=None):
+    headers = {"X-API-Key": key if key is not None else ARGS.key}
+    return Client(streamable_http_client(url(), http_client=create_mcp_http_client(headers=headers)), mode=mode)
+
+
+def text_of(result):
+    assert result.content and result.content[0].type == "text", result
+    return result.content[0].text
+
+
+async def case_initialize_and_list_tools():
+    async with connect() as client:
+        assert client.server_info.name, client.server_info
+        assert client.protocol_version in ("2025-06-18", "2025-03-26", "2024-11-05", "2025-11-25"), client.protocol_version
+        tools = await client.list_tools()
+        names = {tool.name for tool in tools.tools}
+        assert TOOLS <= names, names
+        sql_tool = next(tool for tool in tools.tools if tool.name == "sql")
+        assert "query" in sql_tool.input_schema["properties"], sql_tool.input_schema
+
+
+async def case_each_tool_answers():
+    async with connect() as client:
+        rows = json.loads(text_of(await client.call_tool("sql", {"query": "SELECT 40 + 2 AS answer"})))
+        assert rows == [{"answer": 42}], rows
+        datasets = text_of(await client.call_tool("list_datasets", {}))
+        assert "events" in datasets, datasets
+        schema = text_of(await client.call_tool("table_schema", {"tables": ["events"]}))
+        assert "label" in schema, schema
+        sample = text_of(await client.call_tool("sample_rows", {"dataset": "events", "limit": 1}))
+        assert len(json.loads(sample)) == 1, sample
+        readiness = text_of(await client.call_tool("get_readiness", {}))
+        assert "ready" in readiness.lower(), readiness
+
+
+async def case_sql_tool_reports_failures_as_tool_errors():
+    async with connect() as client:
+        for at, rows in [(0, 10), (150000, 300000), (5000000, 10000000)]:
+            result = await client.call_tool("sql", {"query": FAILING_QUERY.format(at=at, rows=rows)})
+            assert result.is_error, f"error at row {at}: the tool answered as if it succeeded"
+            text = text_of(result)
+            assert f"boom at {at}" in text or ENGINE_LOST_ITS_MESSAGE in text, text
+            assert "cancelled" not in text, text
+        write = await client.call_tool("sql", {"query": "INSERT INTO events VALUES (77, 'x')"})
+        assert write.is_error and "WRITE_NOT_ALLOWED" in text_of(write), text_of(write)
+
+
+def raw_post(body, headers):
+    base = urllib.parse.urlsplit(ARGS.base)
+    connection = http.client.HTTPConnection(base.hostname, base.port, timeout=60)
+    connection.request("POST", "/v1/mcp", body=json.dumps(body).encode(), headers=headers)
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    return response.status, {name.lower(): value for name, value in response.getheaders()}, data
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
+JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+async def case_sessions_are_issued_and_end():
+    status, headers, _ = raw_post(INITIALIZE, {**JSON_HEADERS, "X-API-Key": ARGS.key})
+    assert status == 200, status
+    session = headers.get("mcp-session-id")
+    assert session, headers
+    base = urllib.parse.urlsplit(ARGS.base)
+    connection = http.client.HTTPConnection(base.hostname, base.port, timeout=30)
+    connection.request("DELETE", "/v1/mcp", headers={"Mcp-Session-Id": session, "X-API-Key": ARGS.key, "MCP-Protocol-Version": "2025-06-18"})
+    deleted = connection.getresponse()
+    deleted.read()
+    connection.close()
+    assert deleted.status in (200, 204), deleted.status
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+    status, _, _ = raw_post(listing, {**JSON_HEADERS, "X-API-Key": ARGS.key, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-06-18"})
+    assert status == 404, f"a request on an ended session answered {status}"
+
+
+async def case_auth_is_required():
+    status, _, body = raw_post(INITIALIZE, JSON_HEADERS)
+    assert status == 401, (status, body)
+    status, _, body = raw_post(INITIALIZE, {**JSON_HEADERS, "X-API-Key": "wrong"})
+    assert status == 401, (status, body)
+    try:
+        async with connect(key="wrong") as client:
+            await client.list_tools()
+    except Exception:  # the SDK reports the 401 as an error of the connect ("Server returned an error response")
+        pass
+    else:
+        raise AssertionError("a wrong key connected")
+
+
+async def case_host_header_is_checked():
+    status, _, body = raw_post(INITIALIZE, {**JSON_HEADERS, "X-API-Key": ARGS.key, "Host": "evil.example:8090"})
+    assert status == 403 and b"MCP_HOST_FORBIDDEN" in body, (status, body)
+
+
+async def case_a_current_client_connects_in_auto_mode():
+    # The SDK's default: a server/discover probe at its newest revision, then what the server speaks.
+    async with connect(mode="auto") as client:
+        tools = await client.list_tools()
+        assert TOOLS <= {tool.name for tool in tools.tools}
+        rows = json.loads(text_of(await client.call_tool("sql", {"query": "SELECT 1 AS one"})))
+        assert rows == [{"one": 1}], rows
+
+
+CASES = {name[len("case_"):]: function for name, function in globals().items() if name.startswith("case_")}
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base", required=True)
+    parser.add_argument("--key", required=True)
+    parser.add_argument("cases", nargs="*")
+    ARGS = parser.parse_args()
+    for name in ARGS.cases or sorted(CASES):
+        started = time.monotonic()
+        try:
+            asyncio.run(CASES[name]())
+            outcome = {"case": name, "ok": True}
+        except BaseException as error:  # anyio wraps failures in exception groups
+            outcome = {"case": name, "ok": False, "error": f"{type(error).__name__}: {error}\n{traceback.format_exc()}"}
+        outcome["seconds"] = round(time.monotonic() - started, 2)
+        print(json.dumps(outcome), flush=True)
+
+
+if __name__ == "__main__":
+    main()
