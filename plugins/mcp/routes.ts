@@ -53,6 +53,7 @@ export function registerMcpRoutes(runtime: PluginRuntime, sessions: McpSessions)
         const parsed = parseBody(request.body);
         if (!parsed.ok) return sendJsonRpcError(reply, 400, JSON_RPC_PARSE_ERROR, parsed.message);
         body = parsed.value;
+        if (await (await loadSdkSession()).answeredByRevision(runtime, request, reply, body)) return reply;
       }
       const sessionHeader = request.headers['mcp-session-id'];
       const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;

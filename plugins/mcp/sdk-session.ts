@@ -4,13 +4,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { QUARRY_VERSION } from '../../core/flight/server-version.js';
 import { ANONYMOUS, type Principal } from '../../core/pipeline/types.js';
 import type { PluginRuntime } from '../../core/plugins/types.js';
 import { acceptBoth, acceptsEventStream } from './accept-header.js';
 import type { McpSession, McpSessions } from './sessions.js';
 import { registerTools, type CallerOf } from './tools.js';
+import { answerDiscovery, asRevisionResult, isDiscovery, isStatelessRevision, refuseRevision, requestId, requestedRevision, supportedRevisions } from './protocol-revisions.js';
 
 /*
  * The half of /v1/mcp that uses the MCP SDK. routes.ts imports this module on the first
@@ -97,4 +99,68 @@ export async function answerStatelessly(runtime: PluginRuntime, request: Fastify
   });
   await server.connect(transport);
   await delegate(runtime, transport, request, reply, body);
+}
+
+/**
+ * What the protocol revision decides before sessions do (see protocol-revisions.ts):
+ * `server/discover` is answered here, a revision Quarry does not speak is refused with
+ * -32022, a stateless revision's request is served on its own. False: the session path
+ * serves the request. (A boolean, not the reply: a FastifyReply is thenable, and awaiting it
+ * would wait for the response instead of saying it was sent.)
+ */
+export async function answeredByRevision(runtime: PluginRuntime, request: FastifyRequest, reply: FastifyReply, body: unknown): Promise<boolean> {
+  if (isDiscovery(body)) {
+    answerDiscovery(reply, request.raw, body);
+    return true;
+  }
+  const version = requestedRevision(request.raw);
+  if (version === undefined) return false;
+  if (!supportedRevisions().includes(version)) {
+    refuseRevision(reply, version, requestId(body));
+    return true;
+  }
+  if (!isStatelessRevision(version)) return false;
+  await answerOneRequest(runtime, request, reply, body, version);
+  return true;
+}
+
+/**
+ * One request of a stateless revision: handed to a server of its own over the SDK's
+ * in-memory transport (the caller as its auth info, as the HTTP transport passes it), and
+ * its answer reshaped for the revision before it is sent as JSON. A notification gets 202.
+ */
+async function answerOneRequest(runtime: PluginRuntime, request: FastifyRequest, reply: FastifyReply, body: unknown, version: string): Promise<void> {
+  if (Array.isArray(body) || typeof body !== 'object' || body === null) {
+    void reply.status(400).type('application/json').send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: protocol ${version} takes one JSON-RPC message per request` } }));
+    return;
+  }
+  const message = body as JSONRPCMessage & { id?: string | number; method?: string };
+  const server = createServer(runtime);
+  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+  const principal = request.inbound.principal;
+  const answer = new Promise<JSONRPCMessage | undefined>((resolve) => {
+    clientEnd.onmessage = (reply) => {
+      if ('id' in reply && reply.id === message.id && ('result' in reply || 'error' in reply)) resolve(reply);
+    };
+    clientEnd.onclose = () => resolve(undefined);
+  });
+  try {
+    await server.connect(serverEnd);
+    await clientEnd.start();
+    await clientEnd.send(message, { authInfo: { token: '', clientId: principal.id, scopes: [], extra: { principal } } });
+    if (message.id === undefined) {
+      void reply.status(202).send();
+      return;
+    }
+    // A client that leaves before its answer ends the wait (the response closes unsent).
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableEnded) void clientEnd.close();
+    });
+    const answered = await answer;
+    if (answered === undefined) return;
+    void reply.status(200).type('application/json').send(JSON.stringify(asRevisionResult(answered, message.method ?? '')));
+  } finally {
+    await clientEnd.close();
+    await server.close();
+  }
 }

@@ -16,6 +16,8 @@ await declarePythonCases(test, {
     'auth_is_required',
     'host_header_is_checked',
     'a_current_client_connects_in_auto_mode',
+    'the_2026_07_28_revision_pinned',
+    'an_unknown_revision_gets_the_supported_list',
   ],
   args: (daemon) => ['--base', daemon.baseUrl, '--key', RO_KEY],
 });

@@ -123,12 +123,44 @@ async def case_host_header_is_checked():
 
 
 async def case_a_current_client_connects_in_auto_mode():
-    # The SDK's default: a server/discover probe at its newest revision, then what the server speaks.
+    # The SDK's default: a server/discover probe at its newest revision (2026-07-28), then that
+    # revision's stateless requests: no initialize, no session.
     async with connect(mode="auto") as client:
+        assert client.protocol_version == "2026-07-28", client.protocol_version
+        assert client.server_info is not None and client.server_info.name == "quarry", client.server_info
         tools = await client.list_tools()
         assert TOOLS <= {tool.name for tool in tools.tools}
         rows = json.loads(text_of(await client.call_tool("sql", {"query": "SELECT 1 AS one"})))
         assert rows == [{"one": 1}], rows
+
+
+async def case_the_2026_07_28_revision_pinned():
+    async with connect(mode="2026-07-28") as client:
+        assert client.protocol_version == "2026-07-28"
+        result = await client.call_tool("sql", {"query": FAILING_QUERY.format(at=5000000, rows=10000000)})
+        assert result.is_error, "a failing query over the stateless revision"
+        write = await client.call_tool("sql", {"query": "DELETE FROM events"})
+        assert write.is_error, text_of(write)
+    # The revision's requests need the caller's key like any other.
+    try:
+        async with connect(mode="2026-07-28", key="wrong") as client:
+            await client.list_tools()
+    except Exception:
+        pass
+    else:
+        raise AssertionError("a wrong key was served over the stateless revision")
+
+
+async def case_an_unknown_revision_gets_the_supported_list():
+    probe = {"jsonrpc": "2.0", "id": 9, "method": "server/discover", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}}
+    status, _, body = raw_post(probe, {**JSON_HEADERS, "X-API-Key": ARGS.key, "MCP-Protocol-Version": "2099-01-01"})
+    answer = json.loads(body)
+    assert status == 400 and answer["error"]["code"] == -32022, (status, answer)
+    assert "2026-07-28" in answer["error"]["data"]["supported"] and "2025-06-18" in answer["error"]["data"]["supported"], answer
+    assert answer["error"]["data"]["requested"] == "2099-01-01"
+    listing = {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}
+    status, _, body = raw_post(listing, {**JSON_HEADERS, "X-API-Key": ARGS.key, "MCP-Protocol-Version": "2099-01-01"})
+    assert status == 400 and json.loads(body)["error"]["code"] == -32022, (status, body)
 
 
 CASES = {name[len("case_"):]: function for name, function in globals().items() if name.startswith("case_")}
