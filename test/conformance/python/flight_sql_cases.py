@@ -14,15 +14,14 @@ Prints one JSON line per case: {"case": NAME, "ok": true} or {"case": NAME, "ok"
 import argparse
 import datetime
 import decimal
-import json
 import sys
 import time
-import traceback
 import urllib.request
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.flight as flight
+from case_runner import run_cases
 
 ARGS = None
 sql = None  # the generated flight_sql_pb2 module
@@ -76,16 +75,29 @@ def query(text, call_options=None):
     return read_info(info, call_options)
 
 
-def update(text, call_options=None):
-    """CommandStatementUpdate through DoPut, as Arrow C++ FlightSqlClient::ExecuteUpdate sends it."""
-    call_options = call_options or options()
-    writer, reader = client().do_put(descriptor(sql.CommandStatementUpdate(query=text)), pa.schema([]), call_options)
+def put_for_count(command, schema, batches, call_options, connection=None):
+    """DoPut of `batches` with a command answered by DoPutUpdateResult; returns its record_count."""
+    writer, reader = (connection or client()).do_put(descriptor(command), schema, call_options)
+    for batch in batches:
+        writer.write_batch(batch)
     writer.done_writing()
     metadata = reader.read()
     writer.close()
     result = sql.DoPutUpdateResult()
     result.ParseFromString(metadata.to_pybytes())
     return result.record_count
+
+
+def create_prepared(connection, text, call_options):
+    """The CreatePreparedStatement action: its ActionCreatePreparedStatementResult."""
+    request = sql.ActionCreatePreparedStatementRequest(query=text)
+    results = list(connection.do_action(flight.Action("CreatePreparedStatement", packed(request)), call_options))
+    return unpacked(results[0].body.to_pybytes(), sql.ActionCreatePreparedStatementResult)
+
+
+def update(text, call_options=None):
+    """CommandStatementUpdate through DoPut, as Arrow C++ FlightSqlClient::ExecuteUpdate sends it."""
+    return put_for_count(sql.CommandStatementUpdate(query=text), pa.schema([]), [], call_options or options())
 
 
 def events_count(call_options):
@@ -123,9 +135,7 @@ def case_query_ticket_on_another_connection():
 def case_prepared_statement_with_bound_parameters():
     call_options = options()
     connection = client()
-    request = sql.ActionCreatePreparedStatementRequest(query="SELECT $1::BIGINT + 1 AS next, upper($2) AS shout, $3::DOUBLE * 2 AS doubled, NOT $4::BOOLEAN AS negated, $5::DATE + 1 AS tomorrow, $6::TIMESTAMP AS at")
-    results = list(connection.do_action(flight.Action("CreatePreparedStatement", packed(request)), call_options))
-    created = unpacked(results[0].body.to_pybytes(), sql.ActionCreatePreparedStatementResult)
+    created = create_prepared(connection, "SELECT $1::BIGINT + 1 AS next, upper($2) AS shout, $3::DOUBLE * 2 AS doubled, NOT $4::BOOLEAN AS negated, $5::DATE + 1 AS tomorrow, $6::TIMESTAMP AS at", call_options)
     parameter_schema = pa.ipc.read_schema(pa.py_buffer(created.parameter_schema))
     assert len(parameter_schema) == 6, parameter_schema
     dataset_schema = pa.ipc.read_schema(pa.py_buffer(created.dataset_schema))
@@ -160,17 +170,11 @@ def case_prepared_update_with_several_parameter_rows():
     call_options = options()
     connection = client()
     before = events_count(call_options)
-    request = sql.ActionCreatePreparedStatementRequest(query="INSERT INTO events VALUES ($1, $2)")
-    created = unpacked(list(connection.do_action(flight.Action("CreatePreparedStatement", packed(request)), call_options))[0].body.to_pybytes(), sql.ActionCreatePreparedStatementResult)
+    created = create_prepared(connection, "INSERT INTO events VALUES ($1, $2)", call_options)
     rows = pa.table({"id": pa.array([1001, 1002, 1003], pa.int64()), "label": pa.array(["a", "b", "c"], pa.utf8())})
     command = sql.CommandPreparedStatementUpdate(prepared_statement_handle=created.prepared_statement_handle)
-    writer, reader = connection.do_put(descriptor(command), rows.schema, call_options)
-    writer.write_table(rows)
-    writer.done_writing()
-    result = sql.DoPutUpdateResult()
-    result.ParseFromString(reader.read().to_pybytes())
-    writer.close()
-    assert result.record_count == 3, result
+    count = put_for_count(command, rows.schema, rows.to_batches(), call_options, connection)
+    assert count == 3, count
     assert events_count(call_options) == before + 3
     labels = query("SELECT label FROM events WHERE id BETWEEN 1001 AND 1003 ORDER BY id", call_options).column("label").to_pylist()
     assert labels == ["a", "b", "c"], labels
@@ -194,15 +198,9 @@ def case_statement_ingest():
         if_exists=sql.CommandStatementIngest.TableDefinitionOptions.TABLE_EXISTS_OPTION_APPEND,
     )
     command = sql.CommandStatementIngest(table="events", table_definition_options=options_message)
-    writer, reader = client().do_put(descriptor(command), rows.schema, call_options)
     # Several batches of odd sizes: their bodies land at any offset of gRPC's buffers.
-    for batch in rows.to_batches(max_chunksize=777):
-        writer.write_batch(batch)
-    writer.done_writing()
-    result = sql.DoPutUpdateResult()
-    result.ParseFromString(reader.read().to_pybytes())
-    writer.close()
-    assert result.record_count == 5000, result
+    count = put_for_count(command, rows.schema, rows.to_batches(max_chunksize=777), call_options)
+    assert count == 5000, count
     assert events_count(call_options) == before + 5000
     check = query("SELECT sum(id) AS s, max(label) AS m FROM events WHERE id >= 3000 AND id < 8000", call_options).to_pylist()[0]
     assert check == {"s": sum(range(3000, 8000)), "m": "ingested 999"}, check
@@ -520,27 +518,15 @@ def main():
     parser.add_argument("--metrics", required=True)
     parser.add_argument("--rw-key", required=True)
     parser.add_argument("--ro-key", required=True)
-    parser.add_argument("--list", action="store_true")
     parser.add_argument("cases", nargs="*")
     ARGS = parser.parse_args()
-    if ARGS.list:
-        print(json.dumps(sorted(CASES)))
-        return
     sys.path.insert(0, ARGS.generated)
     from arrow.flight.protocol import flight_pb2
     from arrow.flight.protocol.sql import flight_sql_pb2
 
     sql = flight_sql_pb2
     flight_messages = flight_pb2
-    for name in ARGS.cases or sorted(CASES):
-        started = time.monotonic()
-        try:
-            CASES[name]()
-            outcome = {"case": name, "ok": True}
-        except Exception as error:  # every failure is reported with its case
-            outcome = {"case": name, "ok": False, "error": f"{type(error).__name__}: {error}\n{traceback.format_exc()}"}
-        outcome["seconds"] = round(time.monotonic() - started, 2)
-        print(json.dumps(outcome), flush=True)
+    run_cases(CASES, ARGS.cases, lambda case: case())
 
 
 if __name__ == "__main__":

@@ -3,13 +3,12 @@
 Usage: http_cases.py --base http://HOST:PORT --key KEY [CASE ...]; prints a JSON line per case.
 """
 
-import argparse
 import http.client
 import json
 import subprocess
-import time
-import traceback
 import urllib.parse
+
+from case_runner import base_and_key_arguments, run_cases
 
 ARGS = None
 
@@ -115,24 +114,6 @@ def case_whole_large_results_are_complete():
 
 CASES = {name[len("case_"):]: function for name, function in globals().items() if name.startswith("case_")}
 
-
-def main():
-    global ARGS
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--base", required=True)
-    parser.add_argument("--key", required=True)
-    parser.add_argument("cases", nargs="*")
-    ARGS = parser.parse_args()
-    for name in ARGS.cases or sorted(CASES):
-        started = time.monotonic()
-        try:
-            CASES[name]()
-            outcome = {"case": name, "ok": True}
-        except Exception as error:
-            outcome = {"case": name, "ok": False, "error": f"{type(error).__name__}: {error}\n{traceback.format_exc()}"}
-        outcome["seconds"] = round(time.monotonic() - started, 2)
-        print(json.dumps(outcome), flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    ARGS = base_and_key_arguments()
+    run_cases(CASES, ARGS.cases, lambda case: case())

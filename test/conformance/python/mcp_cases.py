@@ -3,13 +3,12 @@
 Usage: mcp_cases.py --base http://HOST:PORT --key KEY [CASE ...]; prints a JSON line per case.
 """
 
-import argparse
 import asyncio
 import http.client
 import json
-import time
-import traceback
 import urllib.parse
+
+from case_runner import base_and_key_arguments, run_cases
 
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -165,24 +164,6 @@ async def case_an_unknown_revision_gets_the_supported_list():
 
 CASES = {name[len("case_"):]: function for name, function in globals().items() if name.startswith("case_")}
 
-
-def main():
-    global ARGS
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--base", required=True)
-    parser.add_argument("--key", required=True)
-    parser.add_argument("cases", nargs="*")
-    ARGS = parser.parse_args()
-    for name in ARGS.cases or sorted(CASES):
-        started = time.monotonic()
-        try:
-            asyncio.run(CASES[name]())
-            outcome = {"case": name, "ok": True}
-        except BaseException as error:  # anyio wraps failures in exception groups
-            outcome = {"case": name, "ok": False, "error": f"{type(error).__name__}: {error}\n{traceback.format_exc()}"}
-        outcome["seconds"] = round(time.monotonic() - started, 2)
-        print(json.dumps(outcome), flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    ARGS = base_and_key_arguments()
+    run_cases(CASES, ARGS.cases, lambda case: asyncio.run(case()))
