@@ -81,7 +81,9 @@ export async function sendResult(reply: FastifyReply, result: QueryResult, forma
       for (let next = await encoded.next(); !next.done; next = await encoded.next()) yield next.value;
     } catch (error) {
       const failure = toQuarryError(error, 'QUERY_FAILED');
-      log?.warn('query failed after its response started: the body was cut short', { route: reply.request.url, code: failure.code, error: failure.message, trailers: trailers !== undefined });
+      // A client that left (its query cancelled) is no failure worth a warning.
+      const report = failure.code === 'QUERY_CANCELLED' ? log?.debug : log?.warn;
+      report?.call(log, 'query failed after its response started: the body was cut short', { route: reply.request.url, code: failure.code, error: failure.message, trailers: trailers !== undefined });
       // With trailers, the body ends in order and the trailers say it failed; without them,
       // the stream's error makes fastify destroy the socket before the terminating chunk.
       if (trailers === undefined) throw failure;

@@ -7,7 +7,7 @@ import { runCommand, startDaemon } from '../helpers/daemon.js';
 const SLOW_QUERY = 'SELECT sum(hash(i)) AS total FROM range(600000000) t(i)';
 
 test.serial('SIGTERM lets in-flight queries finish, answers new requests 503 (health 200), then exits 0', async (t) => {
-  const directory = writeManifestDirectory({ manifest: `${QUICKSTART_MANIFEST}runtime:\n  shutdown_timeout: 20s\n`, withQuickstartData: true });
+  const directory = writeManifestDirectory({ manifest: `${QUICKSTART_MANIFEST}runtime:\n  shutdown_timeout: 120s\n`, withQuickstartData: true });
   const daemon = await startDaemon([directory]);
   const inFlight = fetch(`${daemon.baseUrl}/v1/sql`, { method: 'POST', body: SLOW_QUERY, headers: { accept: 'application/json' } });
   // The query must have reached the engine before the signal, or there is nothing to drain.

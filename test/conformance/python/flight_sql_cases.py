@@ -407,8 +407,11 @@ TYPE_CASES = [
     ("TIMESTAMP", "'2026-11-27 05:06:07.123456'", pa.timestamp("us"), datetime.datetime(2026, 11, 27, 5, 6, 7, 123456)),
     ("TIMESTAMP_S", "'2026-11-27 05:06:07'", pa.timestamp("s"), datetime.datetime(2026, 11, 27, 5, 6, 7)),
     ("TIMESTAMP_MS", "'2026-11-27 05:06:07.123'", pa.timestamp("ms"), datetime.datetime(2026, 11, 27, 5, 6, 7, 123000)),
+    ("TIMESTAMP_NS", "'2026-11-27 05:06:07.123456789'", pa.timestamp("ns"), 1795755967123456789),  # compared as the stored integer (datetime has no nanoseconds)
     ("TIMESTAMPTZ", "'2026-11-27 05:06:07+00'", pa.timestamp("us", tz="UTC"), datetime.datetime(2026, 11, 27, 5, 6, 7, tzinfo=datetime.timezone.utc)),
     ("INTERVAL", "INTERVAL '1 year 2 days 3 seconds'", pa.month_day_nano_interval(), pa.MonthDayNano([12, 2, 3_000_000_000])),
+    ("BIT", "'0101'", pa.utf8(), "0101"),
+    ("VARINT", "'-99999999999999999999999'", pa.utf8(), "-99999999999999999999999"),
     ("UUID", "'5b6bb1c4-58d5-4d7c-8a4b-0c9e5e2f3a41'", pa.utf8(), "5b6bb1c4-58d5-4d7c-8a4b-0c9e5e2f3a41"),
     ("JSON", "'{\"a\": [1, 2]}'", pa.json_(pa.utf8()), '{"a": [1, 2]}'),
     ("INTEGER[]", "[1, NULL, 3]", pa.list_(pa.int32()), [1, None, 3]),
@@ -437,12 +440,19 @@ def case_type_round_trips():
     columns = ", ".join(f"{literal}::{type_name} AS c{index}, NULL::{type_name} AS n{index}" for index, (type_name, literal, _, _) in enumerate(TYPE_CASES))
     table = query(f"SELECT {columns}", call_options)
     problems = []
+    # UNION: a sparse union whose members are the union's members, the value that of the member set.
+    union = query("SELECT u FROM (VALUES (union_value(n := 7)::UNION(n INTEGER, s VARCHAR)), (union_value(s := 'seven')::UNION(n INTEGER, s VARCHAR))) v(u)", call_options)
+    union_type = union.schema.field("u").type
+    if not (isinstance(union_type, pa.UnionType) and union_type.mode == "sparse" and [f.name for f in union_type] == ["n", "s"]):
+        problems.append(f"UNION: Arrow type {union_type}, expected a sparse union of n, s")
+    elif union.column("u").to_pylist() != [7, "seven"]:
+        problems.append(f"UNION values {union.column('u').to_pylist()}")
     for index, (type_name, _, arrow_type, value) in enumerate(TYPE_CASES):
         column = table.column(f"c{index}")
         if not list_types_equal(column.type, arrow_type):
             problems.append(f"{type_name}: Arrow type {column.type}, expected {arrow_type}")
             continue
-        got = column[0].as_py()
+        got = column[0].value if pa.types.is_timestamp(column.type) and column.type.unit == "ns" else column[0].as_py()
         if got != value:
             problems.append(f"{type_name}: value {got!r}, expected {value!r}")
         if table.column(f"n{index}")[0].as_py() is not None:
