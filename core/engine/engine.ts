@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { DuckDBInstance } from './duckdb-api.js';
+import { DuckDBInstance, StatementType } from './duckdb-api.js';
 import { QuarryError } from '../errors/quarry-error.js';
 import type { Logger } from '../log.js';
 import type { Manifest, ManifestSource } from '../manifest/types.js';
@@ -7,7 +7,8 @@ import { formatSizeApproximately } from '../units.js';
 import type { DatasetLoadEvent, Principal, StatementKind } from '../pipeline/types.js';
 import { tableFromArrays, type RecordBatch, type Schema } from 'apache-arrow';
 import { appendBatches } from './append.js';
-import { classifyStatement, statementTypeName } from './classify.js';
+import { classifyExplain, classifyStatement, statementTypeName } from './classify.js';
+import { functionRefusal } from './function-policy.js';
 import { AdminConnection } from './admin-connection.js';
 import { ConnectionPool } from './connection-pool.js';
 import { DatasetRegistry } from './datasets.js';
@@ -42,6 +43,8 @@ export interface PreparedQuery {
   readonly parameterSchema: Schema;
   /** The normalised logical plan (see QueryRequest.logicalPlan); call before execute or close. */
   logicalPlan(): Promise<string>;
+  /** STATEMENT_NOT_ALLOWED when the statement calls a function user SQL may not (function-policy.ts); call before execute or close. */
+  functionRefusal(): Promise<QuarryError | undefined>;
   execute(parameters: readonly unknown[], signal: AbortSignal): Promise<EngineStream>;
   close(): void;
 }
@@ -473,9 +476,12 @@ export class Engine implements EngineApi {
         prepared.destroySync();
         this.#release(connection, liveCleanup, discard);
       };
+      const classified = prepared.statementType === StatementType.EXPLAIN
+        ? await classifyExplain(connection, sql)
+        : { kind: classifyStatement(prepared.statementType), statementType: statementTypeName(prepared.statementType) };
       return {
-        kind: classifyStatement(prepared.statementType),
-        statementType: statementTypeName(prepared.statementType),
+        kind: classified.kind,
+        statementType: classified.statementType,
         parameterCount: prepared.parameterCount,
         // Computed on demand: most queries never ask, and unresolved types only matter to Flight.
         get resultSchema() {
@@ -484,6 +490,7 @@ export class Engine implements EngineApi {
         get parameterSchema() {
           return preparedParameterSchema(prepared);
         },
+        functionRefusal: () => functionRefusal(connection, sql),
         logicalPlan: async () => {
           if (settled) throw new QuarryError('INTERNAL', 'the logical plan is available only before the query runs');
           return logicalPlanText(connection, sql).catch((error: unknown) => {

@@ -27,6 +27,8 @@ interface Classification {
   readonly kind: QueryRequest['kind'];
   readonly statementType: string;
   readonly datasets: readonly string[];
+  /** Why the statement may never run (it calls a refused function), whoever asks. */
+  readonly refusal: QuarryError | undefined;
 }
 
 export interface ExecuteOptions {
@@ -90,6 +92,9 @@ export class QueryPipeline {
   async execute(options: ExecuteOptions): Promise<{ request: QueryRequest; result: QueryResult }> {
     if (!this.#phase.acceptsWork) throw new QuarryError('RUNTIME_SHUTTING_DOWN', 'the runtime is shutting down and accepts no new queries');
     if (options.sql.trim() === '') throw new QuarryError('SQL_EMPTY', 'no SQL was given: send one SQL statement, e.g. SELECT 1');
+    // The engine reads SQL as a C string: what follows a NUL byte would be dropped unseen.
+    const nul = options.sql.indexOf('\0');
+    if (nul !== -1) throw new QuarryError('SQL_INVALID', `the SQL text holds a NUL byte at offset ${nul}: SQL text may not contain NUL (U+0000)`);
     const abort = options.signal;
     const request = new PipelineQuery(options);
     const started = performance.now();
@@ -106,6 +111,10 @@ export class QueryPipeline {
     early?.catch(() => undefined);
     try {
       const known = memoised ?? (await this.#classify(request.sql, await prepare()));
+      if (known.refusal) {
+        (await preparing?.catch(() => undefined))?.close();
+        throw known.refusal;
+      }
       request.kind = known.kind;
       request.statementType = known.statementType;
       request.datasets = [...known.datasets];
@@ -158,7 +167,7 @@ export class QueryPipeline {
     // A query.result tap wraps every result's batches (captured output): it must see this one too.
     if (!this.#phase.acceptsWork || tapped(this.#hooks.query.result) || !tapped(this.#hooks.cache.peek)) return false;
     const known = this.#classifications.get(options.sql);
-    if (known === undefined) return false;
+    if (known === undefined || known.refusal) return false;
     const request = new PipelineQuery(options);
     request.kind = known.kind;
     request.statementType = known.statementType;
@@ -182,12 +191,14 @@ export class QueryPipeline {
     return true;
   }
 
-  /** Classifies a prepared statement and remembers it by its text (statement type depends on the text alone). */
-  #classify(sql: string, query: PreparedQuery): Classification {
+  /** Classifies a prepared statement and remembers it by its text (statement type and functions depend on the text alone). */
+  async #classify(sql: string, query: PreparedQuery): Promise<Classification> {
     const classification: Classification = {
       kind: query.kind,
       statementType: query.statementType,
       datasets: referencedDatasets(sql, this.#engine.datasetNames()),
+      // Only statements that would run as reads can reach a function call unseen by the policy.
+      refusal: query.kind === 'read' ? await query.functionRefusal() : undefined,
     };
     this.#classifications.set(sql, classification);
     return classification;

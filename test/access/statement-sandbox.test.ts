@@ -1,0 +1,118 @@
+import test from 'ava';
+import { status } from '@grpc/grpc-js';
+import { FlightSqlClient } from '../../core/flight/client/flight-sql-client.js';
+import { withRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { ACCESS_FILES, KEYS, accessManifest } from './access-fixtures.js';
+
+/**
+ * What a statement does decides whether it runs, not its first keyword: EXPLAIN ANALYZE runs
+ * what it wraps, some SELECTs call functions that change engine state (or abort the
+ * process), and a NUL byte would hide the rest of the text from the engine.
+ */
+
+const setup = { manifest: accessManifest(), files: ACCESS_FILES, flight: true };
+
+async function refusal(context: TestRuntime, sql: string, key: string): Promise<{ status: number; code: string; message: string }> {
+  const response = await context.sql(sql, { headers: { 'x-api-key': key } });
+  const body = (await response.json()) as { error?: { code: string; message: string } };
+  return { status: response.status, code: body.error?.code ?? 'none', message: body.error?.message ?? JSON.stringify(body) };
+}
+
+async function eventCount(context: TestRuntime): Promise<number> {
+  const response = await context.sql('SELECT count(*) AS n FROM events', { headers: { 'x-api-key': KEYS.reader } });
+  return ((await response.json()) as Array<{ n: number }>)[0]!.n;
+}
+
+test('EXPLAIN ANALYZE of a write is that write: refused for a read-only key, and for any key but an INSERT', async (t) => {
+  await withRuntime(t, setup, async (context) => {
+    const writes = [
+      'EXPLAIN ANALYZE DROP TABLE events',
+      "EXPLAIN ANALYZE INSERT INTO events VALUES (3, 'three')",
+      'EXPLAIN ANALYZE DELETE FROM events',
+      "EXPLAIN ANALYZE UPDATE events SET label = 'x'",
+      'EXPLAIN ANALYZE CREATE TABLE copied AS SELECT * FROM events',
+      "EXPLAIN ANALYZE COPY events TO 'stolen.csv'",
+      '/* comment */ explain analyze DROP TABLE events',
+      '-- a comment\nEXPLAIN (FORMAT json) DROP TABLE events',
+      'EXPLAIN DROP TABLE events',
+    ];
+    // COPY ... TO a file is refused by the engine's own file permissions first (ACCESS_DENIED).
+    const expected = (sql: string) => (sql.includes('COPY') ? ['WRITE_NOT_ALLOWED', 'ACCESS_DENIED'] : ['WRITE_NOT_ALLOWED']);
+    for (const sql of writes) {
+      const refused = await refusal(context, sql, KEYS.reader);
+      t.is(refused.status, 403, `${sql}: ${refused.message}`);
+      t.true(expected(sql).includes(refused.code), `${sql}: ${refused.code}`);
+    }
+    for (const sql of writes.filter((text) => !text.includes('INSERT'))) {
+      const refused = await refusal(context, sql, KEYS.writer);
+      t.true(expected(sql).includes(refused.code), `writer: ${sql}: ${refused.code} ${refused.message}`);
+    }
+    t.is(await eventCount(context), 2, 'the dataset is untouched');
+    // Reads still explain.
+    for (const sql of ['EXPLAIN SELECT * FROM events', 'EXPLAIN ANALYZE SELECT count(*) FROM events']) {
+      const response = await context.sql(sql, { headers: { 'x-api-key': KEYS.reader } });
+      t.is(response.status, 200, sql);
+    }
+  });
+});
+
+test('functions that change engine state are refused, and the runtime lives on', async (t) => {
+  await withRuntime(t, setup, async (context) => {
+    const calls = [
+      "SELECT * FROM enable_logging(level='debug', storage='file', storage_path='logs')",
+      'SELECT * FROM enable_logging()',
+      'SELECT * FROM disable_logging()',
+      'SELECT * FROM truncate_duckdb_logs()',
+      'SELECT * FROM checkpoint()',
+      'SELECT * FROM force_checkpoint()',
+      'SELECT * FROM "enable_logging"()',
+      "SELECT 1 UNION ALL SELECT count(*) FROM query('SELECT 1')",
+      "WITH x AS (SELECT * FROM enable_logging(level='debug')) SELECT * FROM x",
+      "EXPLAIN ANALYZE SELECT * FROM enable_logging(level='debug', storage='file', storage_path='logs')",
+    ];
+    for (const key of [KEYS.reader, KEYS.writer]) {
+      for (const sql of calls) {
+        const refused = await refusal(context, sql, key);
+        t.is(refused.status, 400, `${sql}: ${refused.message}`);
+        t.is(refused.code, 'STATEMENT_NOT_ALLOWED', sql);
+        t.regex(refused.message, /\(\) is not allowed in user SQL/, sql);
+      }
+    }
+    const alive = await context.sql('SELECT 42 AS answer', { headers: { 'x-api-key': KEYS.reader } });
+    t.deepEqual(await alive.json(), [{ answer: 42 }], 'the runtime still answers');
+    // Refused the second time too (the refusal is remembered with the text's classification).
+    t.is((await refusal(context, calls[0]!, KEYS.reader)).code, 'STATEMENT_NOT_ALLOWED');
+  });
+});
+
+test('a NUL byte in the SQL text is SQL_INVALID naming its offset, never a shorter statement', async (t) => {
+  await withRuntime(t, setup, async (context) => {
+    const refused = await refusal(context, 'SELECT 1\u0000; DROP TABLE events', KEYS.writer);
+    t.is(refused.status, 400);
+    t.is(refused.code, 'SQL_INVALID');
+    t.regex(refused.message, /NUL byte at offset 8/);
+    t.is(await eventCount(context), 2);
+  });
+});
+
+test('over Flight the same statements are refused with the same codes', async (t) => {
+  await withRuntime(t, setup, async (context) => {
+    const client = FlightSqlClient.connect({ endpoint: `grpc://${context.runtime.flightEndpoint}` });
+    try {
+      await client.handshake('', KEYS.reader);
+      const cases: Array<[string, number, string]> = [
+        ['EXPLAIN ANALYZE DROP TABLE events', status.PERMISSION_DENIED, 'WRITE_NOT_ALLOWED'],
+        ["SELECT * FROM enable_logging(level='debug', storage='file', storage_path='logs')", status.INVALID_ARGUMENT, 'STATEMENT_NOT_ALLOWED'],
+        ['SELECT 1\u0000; DROP TABLE events', status.INVALID_ARGUMENT, 'SQL_INVALID'],
+      ];
+      for (const [sql, code, quarryCode] of cases) {
+        const error = (await client.query(sql).then(() => undefined, (failure: unknown) => failure)) as { code?: number; metadata?: { get(key: string): unknown[] } } | undefined;
+        t.is(error?.code, code, sql);
+        t.deepEqual(error?.metadata?.get('x-quarry-error-code'), [quarryCode], sql);
+      }
+      t.is((await client.query('SELECT count(*) AS n FROM events')).table.getChild('n')?.get(0), 2n);
+    } finally {
+      client.close();
+    }
+  });
+});
