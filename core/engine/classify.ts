@@ -18,13 +18,14 @@ const writeTypes = new Set<StatementType>([
   StatementType.COPY,
   StatementType.COPY_DATABASE,
   StatementType.MERGE_INTO,
-  StatementType.ATTACH,
-  StatementType.DETACH,
-  StatementType.LOAD,
   StatementType.VACUUM,
 ]);
+// ATTACH, DETACH, LOAD (and INSTALL, which DuckDB types as LOAD) are never user statements:
+// they fall to 'other' and answer STATEMENT_NOT_ALLOWED, whoever asks.
 
-export function statementTypeName(type: StatementType): string {
+export function statementTypeName(type: StatementType, sql?: string): string {
+  // DuckDB types INSTALL as LOAD: a refusal should name what the caller wrote.
+  if (type === StatementType.LOAD && sql !== undefined && /^\s*(?:force\s+)?install\b/i.test(sql)) return 'INSTALL';
   return StatementType[type] ?? 'UNKNOWN';
 }
 

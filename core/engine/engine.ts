@@ -478,7 +478,7 @@ export class Engine implements EngineApi {
       };
       const classified = prepared.statementType === StatementType.EXPLAIN
         ? await classifyExplain(connection, sql)
-        : { kind: classifyStatement(prepared.statementType), statementType: statementTypeName(prepared.statementType) };
+        : { kind: classifyStatement(prepared.statementType), statementType: statementTypeName(prepared.statementType, sql) };
       return {
         kind: classified.kind,
         statementType: classified.statementType,

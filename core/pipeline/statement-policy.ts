@@ -1,5 +1,5 @@
 import { QuarryError } from '../errors/quarry-error.js';
-import type { QueryRequest } from './types.js';
+import { readOnlyHint, type QueryRequest } from './types.js';
 
 /** What the policy needs to know about datasets: why one cannot take writes (undefined: it can). */
 export type WriteRefusal = (dataset: string) => string | undefined;
@@ -18,7 +18,7 @@ export function createStatementPolicy(writeRefusal: WriteRefusal): (request: Que
       throw new QuarryError('STATEMENT_NOT_ALLOWED', `${request.statementType} statements are not accepted: queries may read datasets (${READ_STATEMENTS})`);
     }
     if (!request.principal.canWrite) {
-      throw new QuarryError('WRITE_NOT_ALLOWED', `${request.statementType} writes, and this caller may only read (use a key with :rw)`);
+      throw new QuarryError('WRITE_NOT_ALLOWED', `${request.statementType} writes, and this caller may only read (${readOnlyHint(request.principal)})`);
     }
     const target = request.statementType === 'INSERT' ? insertTarget(request.sql) : undefined;
     if (!target) {

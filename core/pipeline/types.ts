@@ -12,6 +12,17 @@ export interface Principal {
   readonly method: string;
   /** Whether the caller may write (DML, ingest, refresh). */
   readonly canWrite: boolean;
+  /**
+   * Why a caller that cannot write is read-only, for refusals: absent means its credentials
+   * (the hint is then to use a key that may write); a door that restricts a caller itself
+   * says so (the MCP sql tool is read-only for every key).
+   */
+  readonly readOnlyBecause?: string;
+}
+
+/** The hint of a write refusal for `principal` (see Principal.readOnlyBecause). */
+export function readOnlyHint(principal: Principal): string {
+  return principal.readOnlyBecause ?? 'use a key with :rw';
 }
 
 /** The caller when no auth plugin claims the request: may read and write, shares caches. */

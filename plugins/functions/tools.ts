@@ -40,7 +40,7 @@ export function functionTool(runtime: PluginRuntime, declaration: FunctionDeclar
     arguments: toolArguments,
     async call(input, context) {
       const parameters = toolArguments.map((arg) => input[arg.name] ?? null);
-      const principal = { ...context.principal, canWrite: false };
+      const principal = { ...context.principal, canWrite: false, readOnlyBecause: 'function tools only read, whatever the key' };
       const { result } = await runtime.query({ sql, parameters, protocol: context.protocol, principal, signal: context.signal });
       const chunks: Buffer[] = [];
       for await (const chunk of encodeJson({ schema: result.schema, batches: result.batches })) chunks.push(chunk);

@@ -18,7 +18,7 @@ export interface ToolCallContext {
  * by the pipeline's own policy with its own error.
  */
 export async function queryAsJsonText(runtime: PluginRuntime, sql: string, call: ToolCallContext): Promise<string> {
-  const principal: Principal = { ...call.principal, canWrite: false };
+  const principal: Principal = { ...call.principal, canWrite: false, readOnlyBecause: 'the MCP sql tool only reads, whatever the key: write over HTTP or Flight' };
   const { result } = await runtime.query({ sql, protocol: 'mcp', principal, signal: call.signal });
   const chunks: Buffer[] = [];
   for await (const chunk of encodeJson({ schema: result.schema, batches: result.batches })) chunks.push(chunk);

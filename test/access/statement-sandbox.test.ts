@@ -85,6 +85,27 @@ test('functions that change engine state are refused, and the runtime lives on',
   });
 });
 
+test('statements that are never user SQL (INSTALL, LOAD, ATTACH, SET) are STATEMENT_NOT_ALLOWED naming the statement, whatever the key', async (t) => {
+  await withRuntime(t, setup, async (context) => {
+    const cases: Array<[string, RegExp]> = [
+      ['INSTALL spatial', /^INSTALL statements are not accepted/],
+      ['FORCE INSTALL spatial', /^INSTALL statements are not accepted/],
+      ['LOAD spatial', /^LOAD statements are not accepted/],
+      ["ATTACH 'other.duckdb' AS other", /^ATTACH statements are not accepted/],
+      ['DETACH memory', /^DETACH statements are not accepted/],
+      ["SET threads = 1", /^SET statements are not accepted/],
+    ];
+    for (const key of [KEYS.reader, KEYS.writer]) {
+      for (const [sql, message] of cases) {
+        const refused = await refusal(context, sql, key);
+        t.is(refused.status, 400, `${sql}: ${refused.message}`);
+        t.is(refused.code, 'STATEMENT_NOT_ALLOWED', sql);
+        t.regex(refused.message, message, sql);
+      }
+    }
+  });
+});
+
 test('a NUL byte in the SQL text is SQL_INVALID naming its offset, never a shorter statement', async (t) => {
   await withRuntime(t, setup, async (context) => {
     const refused = await refusal(context, 'SELECT 1\u0000; DROP TABLE events', KEYS.writer);

@@ -100,7 +100,8 @@ test('the sql tool is read-only even for a key that may write to a read_write da
   t.true(result.isError);
   const body = JSON.parse(textOf(result)) as { error: { code: string; message: string } };
   t.is(body.error.code, 'WRITE_NOT_ALLOWED');
-  t.regex(body.error.message, /may only read/);
+  t.regex(body.error.message, /may only read \(the MCP sql tool only reads, whatever the key/);
+  t.notRegex(body.error.message, /use a key with :rw/, "a :rw caller is not told to use a :rw key");
   // The same key writes through /v1/sql: the refusal is the tool's, not the key's.
   const count = await context.sql('SELECT count(*) AS n FROM events', { headers: writer });
   t.is(await count.text(), '[{"n":2}]');
