@@ -490,7 +490,7 @@ export class Engine implements EngineApi {
         get parameterSchema() {
           return preparedParameterSchema(prepared);
         },
-        functionRefusal: () => functionRefusal(connection, sql),
+        functionRefusal: () => functionRefusal(connection, sql, this.#registry.allowedLocations()),
         logicalPlan: async () => {
           if (settled) throw new QuarryError('INTERNAL', 'the logical plan is available only before the query runs');
           return logicalPlanText(connection, sql).catch((error: unknown) => {

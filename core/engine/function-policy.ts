@@ -1,6 +1,7 @@
+import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { QuarryError } from '../errors/quarry-error.js';
-import { EXPLAIN_PREFIX } from './classify.js';
+import { statementSurface, type FileRead } from './statement-surface.js';
 
 /**
  * Functions user SQL may not call, though the statement calling them is a SELECT: they change
@@ -20,43 +21,46 @@ const REFUSED_FUNCTIONS = new Map<string, string>([
   ['query_table', 'it reads tables named at run time, past the runtime\'s checks'],
 ]);
 
-/** Names of every function a serialized statement calls (`"function_name"` of FUNCTION and TABLE_FUNCTION nodes). */
-function functionNames(node: unknown, found: Set<string>): void {
-  if (Array.isArray(node)) {
-    for (const item of node) functionNames(item, found);
-    return;
-  }
-  if (typeof node !== 'object' || node === null) return;
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'function_name' && typeof value === 'string') found.add(value.toLowerCase());
-    else functionNames(value, found);
-  }
+/** Where user SQL may read files: the manifest's dataset files and directories (absolute). */
+export interface AllowedFiles {
+  readonly paths: readonly string[];
+  readonly directories: readonly string[];
 }
 
 /**
- * Names of functions the text calls, by the engine's own parse (`json_serialize_sql`); for a
- * statement the engine cannot serialize (PIVOT, a non-SELECT), every `name(` and `"name"(`
- * in the text, which is conservative: a name inside a string literal counts too.
+ * Whether a path (or glob) user SQL names lies within the datasets' files. DuckDB itself
+ * lets any query read its temp directory (spill files of other queries) and the files of
+ * attached databases (file-mode accelerations), whatever `allowed_paths` says, so the
+ * runtime checks the path first. A glob is allowed when the directory before its first
+ * wildcard is a dataset directory (or within one).
  */
-async function calledFunctions(connection: DuckDBConnection, sql: string): Promise<Set<string>> {
-  const text = sql.replace(EXPLAIN_PREFIX, '');
-  const found = new Set<string>();
-  const serialized = await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [text]).then((reader) => String(reader.getRows()[0]?.[0] ?? ''), () => '');
-  const parsed = serialized ? (JSON.parse(serialized) as { error?: boolean }) : { error: true };
-  if (!parsed.error) {
-    functionNames(parsed, found);
-    return found;
-  }
-  for (const match of text.matchAll(/(?:"((?:[^"]|"")+)"|([A-Za-z_][\w$]*))\s*\(/g)) found.add((match[1] ?? match[2]!).replaceAll('""', '"').toLowerCase());
-  return found;
+function fileAllowed(read: FileRead, allowed: AllowedFiles): boolean {
+  if (read.path === undefined || /^[a-z][a-z0-9+.-]*:\/\//i.test(read.path)) return false;
+  const resolved = path.resolve(read.path);
+  if (allowed.paths.some((allowedPath) => path.resolve(allowedPath) === resolved)) return true;
+  const wildcard = resolved.search(/[*?[{]/);
+  const fixed = wildcard === -1 ? resolved : resolved.slice(0, wildcard);
+  return allowed.directories.some((directory) => {
+    const base = path.resolve(directory) + path.sep;
+    return fixed.startsWith(base) && !resolved.slice(base.length).split(path.sep).includes('..');
+  });
 }
 
-/** STATEMENT_NOT_ALLOWED naming the first refused function the statement calls; undefined when it calls none. */
-export async function functionRefusal(connection: DuckDBConnection, sql: string): Promise<QuarryError | undefined> {
-  const called = await calledFunctions(connection, sql);
-  for (const name of called) {
+/**
+ * Why a read statement may not run: it calls a refused function (STATEMENT_NOT_ALLOWED) or
+ * names a file outside the datasets' (ACCESS_DENIED), found in the engine's own parse of it;
+ * undefined when it may run.
+ */
+export async function functionRefusal(connection: DuckDBConnection, sql: string, allowed: AllowedFiles): Promise<QuarryError | undefined> {
+  const surface = await statementSurface(connection, sql);
+  for (const name of surface.functions) {
     const reason = REFUSED_FUNCTIONS.get(name);
     if (reason !== undefined) return new QuarryError('STATEMENT_NOT_ALLOWED', `${name}() is not allowed in user SQL: ${reason}`);
+  }
+  for (const read of surface.fileReads) {
+    if (fileAllowed(read, allowed)) continue;
+    const what = read.path === undefined ? 'a path computed at run time' : `"${read.path}"`;
+    return new QuarryError('ACCESS_DENIED', `${read.via} may read only the manifest's dataset files, not ${what}: query the datasets by name`);
   }
   return undefined;
 }

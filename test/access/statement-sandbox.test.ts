@@ -15,7 +15,7 @@ const setup = { manifest: accessManifest(), files: ACCESS_FILES, flight: true };
 async function refusal(context: TestRuntime, sql: string, key: string): Promise<{ status: number; code: string; message: string }> {
   const response = await context.sql(sql, { headers: { 'x-api-key': key } });
   const body = (await response.json()) as { error?: { code: string; message: string } };
-  return { status: response.status, code: body.error?.code ?? 'none', message: body.error?.message ?? JSON.stringify(body) };
+  return { status: response.status, code: body.error?.code ?? 'none', message: (body.error?.message ?? JSON.stringify(body)).slice(0, 300) };
 }
 
 async function eventCount(context: TestRuntime): Promise<number> {
@@ -102,6 +102,37 @@ test('statements that are never user SQL (INSTALL, LOAD, ATTACH, SET) are STATEM
         t.is(refused.code, 'STATEMENT_NOT_ALLOWED', sql);
         t.regex(refused.message, message, sql);
       }
+    }
+  });
+});
+
+test('user SQL reads only the datasets\' files: not the spill directory, not the acceleration databases, not computed paths', async (t) => {
+  // A file-mode acceleration beside the writable one; the engine's temp directory is its default, .tmp.
+  const manifest = accessManifest().replace('runtime:', '  - from: file:data/events.csv\n    name: events_on_disk\n    acceleration:\n      enabled: true\n      mode: file\nruntime:');
+  await withRuntime(t, { ...setup, manifest, files: { ...ACCESS_FILES, 'spill/other-query.csv': 'another caller\'s spilled rows' } }, async (context) => {
+    const directory = context.directory;
+    const refused = [
+      "SELECT * FROM read_blob('.tmp/*')",
+      `SELECT * FROM read_blob('${directory}/spill/*')`,
+      `SELECT * FROM read_blob('${directory}/.quarry/acceleration/events_on_disk.duckdb')`,
+      "SELECT * FROM read_blob('.quarry/acceleration/*')",
+      `SELECT * FROM read_text('${directory}/data/../spill/other-query.csv')`,
+      `SELECT * FROM read_text('${directory}/spi' || 'll/*')`,
+      `SELECT * FROM read_csv(['${directory}/data/events.csv', '${directory}/spill/other-query.csv'])`,
+      `SELECT * FROM '${directory}/spill/other-query.csv'`,
+      "SELECT * FROM glob('/etc/*')",
+      "EXPLAIN ANALYZE SELECT * FROM read_blob('.tmp/*')",
+    ];
+    for (const sql of refused) {
+      const answer = await refusal(context, sql, KEYS.writer);
+      t.is(answer.status, 403, `${sql}: ${answer.message}`);
+      t.is(answer.code, 'ACCESS_DENIED', sql);
+    }
+    // The datasets' own files stay readable by path, as before.
+    for (const sql of [`SELECT count(*) AS n FROM read_csv('${directory}/data/events.csv')`, `SELECT count(*) AS n FROM '${directory}/data/events.csv'`]) {
+      const response = await context.sql(sql, { headers: { 'x-api-key': KEYS.reader } });
+      t.is(response.status, 200, `${sql}: ${await response.clone().text()}`);
+      t.deepEqual(await response.json(), [{ n: 2 }], sql);
     }
   });
 });

@@ -1,0 +1,92 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { EXPLAIN_PREFIX } from './classify.js';
+
+/** A file a statement reads by naming it: a reader function's path argument, or a path in FROM. */
+export interface FileRead {
+  /** `read_csv()`, `glob()`, ... or `FROM '...'` for a replacement scan. */
+  readonly via: string;
+  /** The path or glob as written; undefined when it is not a literal string (computed at run time). */
+  readonly path: string | undefined;
+}
+
+/** What a statement reaches besides the datasets: the functions it calls and the files it names. */
+export interface StatementSurface {
+  readonly functions: Set<string>;
+  readonly fileReads: FileRead[];
+  /** False when the engine could not serialize the statement: `functions` was then read from the text. */
+  readonly parsed: boolean;
+}
+
+/** Functions that read the files their first argument names. */
+export const FILE_READERS = new Set([
+  'read_blob', 'read_text', 'glob',
+  'read_csv', 'read_csv_auto', 'sniff_csv',
+  'read_json', 'read_json_auto', 'read_json_objects', 'read_json_objects_auto',
+  'read_ndjson', 'read_ndjson_auto', 'read_ndjson_objects',
+  'read_parquet', 'parquet_scan', 'parquet_metadata', 'parquet_schema', 'parquet_file_metadata', 'parquet_kv_metadata', 'parquet_bloom_probe',
+]);
+
+/** A FROM name the engine would scan as a file (a replacement scan): it has a path separator or a file extension. */
+const PATH_LIKE_TABLE = /[/\\]|\.(?:csv|tsv|txt|parquet|json|jsonl|ndjson|gz|zst|duckdb|db|blob)$/i;
+
+type Node = Record<string, unknown>;
+
+function isNode(value: unknown): value is Node {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The literal strings of a reader's path argument: a string constant or a list of them; undefined for anything computed. */
+function literalPaths(argument: unknown): Array<string | undefined> {
+  if (!isNode(argument)) return [undefined];
+  if (argument['class'] === 'CONSTANT' && isNode(argument['value'])) {
+    const value = argument['value'];
+    return [typeof value['value'] === 'string' ? value['value'] : undefined];
+  }
+  if (argument['class'] === 'FUNCTION' && argument['function_name'] === 'list_value' && Array.isArray(argument['children'])) {
+    return argument['children'].flatMap((child) => literalPaths(child));
+  }
+  return [undefined];
+}
+
+function walk(node: unknown, surface: { functions: Set<string>; fileReads: FileRead[] }): void {
+  if (Array.isArray(node)) {
+    for (const item of node) walk(item, surface);
+    return;
+  }
+  if (!isNode(node)) return;
+  const name = typeof node['function_name'] === 'string' ? node['function_name'].toLowerCase() : undefined;
+  if (name !== undefined) {
+    surface.functions.add(name);
+    if (FILE_READERS.has(name)) {
+      const children = Array.isArray(node['children']) ? node['children'] : [];
+      for (const path of literalPaths(children[0])) surface.fileReads.push({ via: `${name}()`, path });
+    }
+  }
+  if (node['type'] === 'BASE_TABLE' && typeof node['table_name'] === 'string' && PATH_LIKE_TABLE.test(node['table_name'])) {
+    surface.fileReads.push({ via: 'FROM', path: node['table_name'] });
+  }
+  for (const value of Object.values(node)) walk(value, surface);
+}
+
+/**
+ * The surface of a statement, from the engine's own parse (`json_serialize_sql`, of the
+ * statement an EXPLAIN wraps). A statement the engine cannot serialize (PIVOT, a non-SELECT)
+ * is read from its text, conservatively: every `name(` counts as a call (a name inside a
+ * string literal too), and a reader named anywhere counts as a read of a computed path.
+ */
+export async function statementSurface(connection: DuckDBConnection, sql: string): Promise<StatementSurface> {
+  const text = sql.replace(EXPLAIN_PREFIX, '');
+  const surface = { functions: new Set<string>(), fileReads: [] as FileRead[] };
+  const serialized = await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [text]).then((reader) => String(reader.getRows()[0]?.[0] ?? ''), () => '');
+  const tree = serialized ? (JSON.parse(serialized) as { error?: boolean }) : { error: true };
+  if (!tree.error) {
+    walk(tree, surface);
+    return { ...surface, parsed: true };
+  }
+  for (const match of text.matchAll(/(?:"((?:[^"]|"")+)"|([A-Za-z_][\w$]*))\s*\(/g)) {
+    const name = (match[1] ?? match[2]!).replaceAll('""', '"').toLowerCase();
+    surface.functions.add(name);
+    if (FILE_READERS.has(name)) surface.fileReads.push({ via: `${name}()`, path: undefined });
+  }
+  return { ...surface, parsed: false };
+}
