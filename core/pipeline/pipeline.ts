@@ -197,8 +197,8 @@ export class QueryPipeline {
       kind: query.kind,
       statementType: query.statementType,
       datasets: referencedDatasets(sql, this.#engine.datasetNames()),
-      // Only statements that would run as reads can reach a function call unseen by the policy.
-      refusal: query.kind === 'read' ? await query.functionRefusal() : undefined,
+      // Reads and writes run (an INSERT ... SELECT too): both may call functions or name files.
+      refusal: query.kind === 'other' ? undefined : await query.functionRefusal(),
     };
     this.#classifications.set(sql, classification);
     return classification;

@@ -122,6 +122,8 @@ test('user SQL reads only the datasets\' files: not the spill directory, not the
       `SELECT * FROM '${directory}/spill/other-query.csv'`,
       "SELECT * FROM glob('/etc/*')",
       "EXPLAIN ANALYZE SELECT * FROM read_blob('.tmp/*')",
+      // A writer may not copy them into a dataset either.
+      "INSERT INTO events SELECT 9, content::VARCHAR FROM read_blob('.tmp/*')",
     ];
     for (const sql of refused) {
       const answer = await refusal(context, sql, KEYS.writer);
