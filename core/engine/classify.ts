@@ -60,3 +60,9 @@ export async function classifyExplain(connection: DuckDBConnection, sql: string)
     return { kind: 'other', statementType: 'EXPLAIN' };
   }
 }
+
+/** A prepared statement's kind and the type name refusals use (an EXPLAIN: that of what it wraps). */
+export function classifyPrepared(connection: DuckDBConnection, sql: string, type: StatementType): Promise<{ kind: StatementKind; statementType: string }> {
+  if (type === StatementType.EXPLAIN) return classifyExplain(connection, sql);
+  return Promise.resolve({ kind: classifyStatement(type), statementType: statementTypeName(type, sql) });
+}

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { DuckDBInstance, StatementType } from './duckdb-api.js';
+import { DuckDBInstance } from './duckdb-api.js';
 import { QuarryError } from '../errors/quarry-error.js';
 import type { Logger } from '../log.js';
 import type { Manifest, ManifestSource } from '../manifest/types.js';
@@ -7,7 +7,7 @@ import { formatSizeApproximately } from '../units.js';
 import type { DatasetLoadEvent, Principal, StatementKind } from '../pipeline/types.js';
 import { tableFromArrays, type RecordBatch, type Schema } from 'apache-arrow';
 import { appendBatches } from './append.js';
-import { classifyExplain, classifyStatement, statementTypeName } from './classify.js';
+import { classifyPrepared } from './classify.js';
 import { functionRefusal } from './function-policy.js';
 import { AdminConnection } from './admin-connection.js';
 import { ConnectionPool } from './connection-pool.js';
@@ -143,7 +143,6 @@ export class Engine implements EngineApi {
     if (query.temp_directory) settings['temp_directory'] = query.temp_directory;
     let instance: DuckDBInstance;
     try {
-      // Without it a streamed query that fails would read as complete: no engine without it.
       requireResultStatus();
       instance = await DuckDBInstance.create(':memory:', settings);
     } catch (error) {
@@ -476,9 +475,7 @@ export class Engine implements EngineApi {
         prepared.destroySync();
         this.#release(connection, liveCleanup, discard);
       };
-      const classified = prepared.statementType === StatementType.EXPLAIN
-        ? await classifyExplain(connection, sql)
-        : { kind: classifyStatement(prepared.statementType), statementType: statementTypeName(prepared.statementType, sql) };
+      const classified = await classifyPrepared(connection, sql, prepared.statementType);
       return {
         kind: classified.kind,
         statementType: classified.statementType,
