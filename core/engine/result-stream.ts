@@ -50,7 +50,7 @@ export async function streamResult(options: {
     opened = await openBatchStream(result, { counters });
   } catch (error) {
     signal.removeEventListener('abort', onAbort);
-    throw error;
+    throw signal.aborted || options.interruptedByRuntime?.() ? error : unrequestedInterrupt(error);
   } finally {
     opening = false;
   }
