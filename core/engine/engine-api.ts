@@ -3,6 +3,7 @@ import type { RecordBatch, Schema } from 'apache-arrow';
 import type { AccelerationConfig } from '../manifest/types.js';
 import type { RefreshOverrides } from './acceleration/refresh-options.js';
 import type { Principal } from '../pipeline/types.js';
+import type { SandboxApi } from './sandbox.js';
 
 /**
  * Load states of a dataset, numbered as the `dataset_load_state` metric reports them:
@@ -40,6 +41,8 @@ export interface DatasetStatus {
 
 /** The engine as plugins see it. */
 export interface EngineApi {
+  /** Where user SQL's reach ends: tables only the runtime reads, caller-scoped views, extension hints. */
+  readonly sandbox: SandboxApi;
   datasets(): DatasetStatus[];
   dataset(name: string): DatasetStatus | undefined;
   /**

@@ -14,14 +14,33 @@ export function functionErrorMessage(code: string, message: string): string {
   return `[${code}] ${message}`;
 }
 
+export interface EngineErrorContext {
+  datasetNames?: () => string[];
+  unavailable?: (table: string) => QuarryError | undefined;
+  /** The runtime's own hint for an engine extension it does not load (EngineSandbox.hintForExtension). */
+  extensionHint?: (extension: string) => string | undefined;
+}
+
+/** DuckDB's advice for a function or type of an extension that is not loaded: statements user SQL may not run. */
+const INSTALL_HINT = /Please try installing and loading the (\w+) extension:\s*INSTALL \w+;\s*LOAD \w+;\s*/;
+
+/** The engine's "INSTALL x; LOAD x;" advice replaced by the runtime's own (the plugin's switch, or that it loads none). */
+function withoutInstallHint(message: string, context: EngineErrorContext): string {
+  const advice = INSTALL_HINT.exec(message);
+  if (!advice) return message;
+  const extension = advice[1]!;
+  const hint = context.extensionHint?.(extension) ?? `the runtime does not install or load engine extensions from SQL (${extension} is not available here)`;
+  return message.replace(INSTALL_HINT, `${hint}.`).trimEnd();
+}
+
 /**
  * Maps DuckDB's error text ("Parser Error: ...", "Catalog Error: ...") to stable codes.
  * The engine's message is kept: it names the line and the offending token.
  */
-export function engineError(error: unknown, context: { datasetNames?: () => string[]; unavailable?: (table: string) => QuarryError | undefined } = {}): QuarryError {
+export function engineError(error: unknown, context: EngineErrorContext = {}): QuarryError {
   if (error instanceof QuarryError) return error;
   // The node binding prefixes parse failures with its own words; the engine's text follows.
-  const message = (error instanceof Error ? error.message : String(error)).replace(/^Failed to extract statements: /, '');
+  const message = withoutInstallHint((error instanceof Error ? error.message : String(error)).replace(/^Failed to extract statements: /, ''), context);
   const kind = /^([A-Za-z ]+?) Error:/.exec(message)?.[1] ?? '';
   const fromFunction = FUNCTION_ERROR.exec(message);
   if (fromFunction && isRegisteredErrorCode(fromFunction[1]!)) return new QuarryError(fromFunction[1]!, fromFunction[2]!.trim(), { cause: error });

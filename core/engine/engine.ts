@@ -4,11 +4,12 @@ import { QuarryError } from '../errors/quarry-error.js';
 import type { Logger } from '../log.js';
 import type { Manifest, ManifestSource } from '../manifest/types.js';
 import { formatSizeApproximately } from '../units.js';
-import type { DatasetLoadEvent, Principal, StatementKind } from '../pipeline/types.js';
+import type { DatasetLoadEvent, Principal } from '../pipeline/types.js';
 import { tableFromArrays, type RecordBatch, type Schema } from 'apache-arrow';
 import { appendBatches } from './append.js';
 import { classifyPrepared } from './classify.js';
-import { functionRefusal } from './function-policy.js';
+import { EngineSandbox, RUNTIME_CALLER } from './sandbox.js';
+import { neverStatement, neverStatementError } from './statement-gate.js';
 import { AdminConnection } from './admin-connection.js';
 import { ConnectionPool } from './connection-pool.js';
 import { DatasetRegistry } from './datasets.js';
@@ -27,27 +28,13 @@ import { defaultMemoryLimitBytes } from './memory-limit.js';
 import { bindParameters } from './parameters.js';
 import { ResultModes, type ResultMode } from './result-modes.js';
 import { streamResult, type EngineStream } from './result-stream.js';
+import type { PreparedQuery } from './prepared-query.js';
 import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
 import { columnDefinitions } from './fetch/duckdb-column-types.js';
 import { logicalPlanText } from './logical-plan.js';
 import { preparedParameterSchema, preparedResultSchema } from './prepared-schemas.js';
 
-/** A statement prepared and classified, holding its connection until executed or closed. */
-export interface PreparedQuery {
-  readonly kind: StatementKind;
-  readonly statementType: string;
-  readonly parameterCount: number;
-  /** The result columns DuckDB resolved at prepare time (DML answers one BIGINT `Count`). */
-  readonly resultSchema: Schema;
-  /** One field per positional parameter; Utf8 where the engine cannot tell the type yet. */
-  readonly parameterSchema: Schema;
-  /** The normalised logical plan (see QueryRequest.logicalPlan); call before execute or close. */
-  logicalPlan(): Promise<string>;
-  /** STATEMENT_NOT_ALLOWED when the statement calls a function user SQL may not (function-policy.ts); call before execute or close. */
-  functionRefusal(): Promise<QuarryError | undefined>;
-  execute(parameters: readonly unknown[], signal: AbortSignal): Promise<EngineStream>;
-  close(): void;
-}
+export type { PreparedQuery } from './prepared-query.js';
 
 /**
  * How long start-up waits for fetch sources to give their columns before the listeners bind.
@@ -99,7 +86,13 @@ export class Engine implements EngineApi {
   readonly #resultModes = new ResultModes();
   /** Datasets registered after start-up: settles once each has registered (and loaded) or failed once. */
   #late: Promise<void> = Promise.resolve();
-  readonly #mapError = (error: unknown) => engineError(error, { datasetNames: () => this.datasetNames(), unavailable: (table) => this.#registry.unavailable(table) });
+  /** Where user SQL's reach ends beyond its statement kind; plugins add their tables and hints. */
+  readonly sandbox = new EngineSandbox();
+  readonly #mapError = (error: unknown) => engineError(error, {
+    datasetNames: () => this.datasetNames(),
+    unavailable: (table) => this.#registry.unavailable(table),
+    extensionHint: (extension) => this.sandbox.extensionHint(extension),
+  });
 
   private constructor(instance: DuckDBInstance, admin: DuckDBConnection, options: EngineOptions) {
     this.#instance = instance;
@@ -356,7 +349,7 @@ export class Engine implements EngineApi {
     try {
       if (options.readLive === false) await this.#fetch.beforePrepare(connection, '');
       else liveCleanup = await this.#fetch.beforeQuery(connection, sql);
-      const prepared = await connection.prepare(sql);
+      const prepared = await this.sandbox.prepare(connection, sql, RUNTIME_CALLER);
       bindParameters(prepared, parameters);
       const reader = await prepared.runAndReadAll();
       return reader.getRowObjectsJS() as Array<Record<string, unknown>>;
@@ -433,7 +426,10 @@ export class Engine implements EngineApi {
    * datasets it reads are fetched when it is executed (classifying it, describing its result
    * or keying a cache reads nothing), unless `fillLive` says it is about to run anyway.
    */
-  async prepare(text: string, options: { fillLive?: boolean } = {}): Promise<PreparedQuery> {
+  async prepare(text: string, options: { fillLive?: boolean; caller?: Principal } = {}): Promise<PreparedQuery> {
+    // Statements never run for users are not even prepared: binding some has effects (statement-gate.ts).
+    const never = neverStatement(text);
+    if (never !== undefined) throw neverStatementError(never);
     const connection = await this.#pool.acquire();
     let liveCleanup: (() => Promise<void>) | undefined;
     const mapError = this.#mapError;
@@ -456,7 +452,7 @@ export class Engine implements EngineApi {
       if (route) await this.#createStaging(connection, route.dataset);
       // One engine round trip: DuckDB refuses an empty or multi-statement text itself, and the
       // statements are counted only then, for the message.
-      let prepared = await connection.prepare(sql).catch(async (error: unknown) => {
+      let prepared = await this.sandbox.prepare(connection, sql, options.caller).catch(async (error: unknown) => {
         throw (await statementCountError(connection, sql, error)) ?? error;
       });
       const fill = async () => {
@@ -465,7 +461,7 @@ export class Engine implements EngineApi {
         liveCleanup = await this.#fetch.fill(connection, sql);
         if (!liveCleanup) return;
         const bound = prepared;
-        prepared = await connection.prepare(sql);
+        prepared = await this.sandbox.prepare(connection, sql, options.caller);
         bound.destroySync();
       };
       let settled = false;
@@ -487,7 +483,7 @@ export class Engine implements EngineApi {
         get parameterSchema() {
           return preparedParameterSchema(prepared);
         },
-        functionRefusal: () => functionRefusal(connection, sql, this.#registry.allowedLocations()),
+        functionRefusal: () => this.sandbox.refusal(connection, sql, this.#registry.allowedLocations()),
         logicalPlan: async () => {
           if (settled) throw new QuarryError('INTERNAL', 'the logical plan is available only before the query runs');
           return logicalPlanText(connection, sql).catch((error: unknown) => {
@@ -558,13 +554,17 @@ export class Engine implements EngineApi {
     }
   }
 
-  /** Returns a query connection to the pool, first dropping the live rows it read (see FetchDatasets). */
+  /** Returns a query connection to the pool, first dropping the live rows it read (see FetchDatasets) and the caller set on it (EngineSandbox). */
   #release(connection: DuckDBConnection, liveCleanup: (() => Promise<void>) | undefined, discard: boolean): void {
-    if (!liveCleanup || discard) {
+    const callerCleanup = this.sandbox.callerCleanup(connection);
+    if ((!liveCleanup && !callerCleanup) || discard) {
       this.#pool.release(connection, { discard });
       return;
     }
-    liveCleanup().then(
+    (async () => { // one statement at a time on a connection
+      await liveCleanup?.();
+      await callerCleanup?.();
+    })().then(
       () => this.#pool.release(connection),
       () => this.#pool.release(connection, { discard: true }),
     );

@@ -1,4 +1,5 @@
 import { Field, Schema, Utf8 } from 'apache-arrow';
+import { QuarryError } from '../errors/quarry-error.js';
 import type { DuckDBPreparedStatement, DuckDBType } from '@duckdb/node-api';
 import { arrowFieldFor, arrowSchemaForColumns } from './arrow/index.js';
 
@@ -8,7 +9,12 @@ export function preparedResultSchema(prepared: DuckDBPreparedStatement): Schema 
   const types: DuckDBType[] = [];
   for (let index = 0; index < prepared.columnCount; index++) {
     names.push(prepared.columnName(index));
-    types.push(prepared.columnType(index));
+    try {
+      types.push(prepared.columnType(index));
+    } catch (error) {
+      // The bindings know no TYPE values (`SELECT get_type(1)`): the column cannot be described, nor sent.
+      throw new QuarryError('QUERY_FAILED', `result column "${names[index]}" has an engine type that cannot be sent as Arrow (${(error as Error).message}): cast it, e.g. to VARCHAR`);
+    }
   }
   try {
     return arrowSchemaForColumns(names, types);

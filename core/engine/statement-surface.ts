@@ -13,6 +13,10 @@ export interface FileRead {
 export interface StatementSurface {
   readonly functions: Set<string>;
   readonly fileReads: FileRead[];
+  /** Functions called in FROM (table functions); from the text: none. */
+  readonly tableFunctions: Set<string>;
+  /** Tables named in FROM, lower case, without schema; from the text: every word. */
+  readonly tables: Set<string>;
   /** False when the engine could not serialize the statement: `functions` was then read from the text. */
   readonly parsed: boolean;
 }
@@ -24,6 +28,7 @@ export const FILE_READERS = new Set([
   'read_json', 'read_json_auto', 'read_json_objects', 'read_json_objects_auto',
   'read_ndjson', 'read_ndjson_auto', 'read_ndjson_objects',
   'read_parquet', 'parquet_scan', 'parquet_metadata', 'parquet_schema', 'parquet_file_metadata', 'parquet_kv_metadata', 'parquet_bloom_probe',
+  'parquet_full_metadata', 'read_duckdb',
 ]);
 
 /** A FROM name the engine would scan as a file (a replacement scan): it has a path separator or a file extension. */
@@ -48,7 +53,9 @@ function literalPaths(argument: unknown): Array<string | undefined> {
   return [undefined];
 }
 
-function walk(node: unknown, surface: { functions: Set<string>; fileReads: FileRead[] }): void {
+type Collected = Omit<StatementSurface, 'parsed'>;
+
+function walk(node: unknown, surface: Collected): void {
   if (Array.isArray(node)) {
     for (const item of node) walk(item, surface);
     return;
@@ -62,8 +69,12 @@ function walk(node: unknown, surface: { functions: Set<string>; fileReads: FileR
       for (const path of literalPaths(children[0])) surface.fileReads.push({ via: `${name}()`, path });
     }
   }
-  if (node['type'] === 'BASE_TABLE' && typeof node['table_name'] === 'string' && PATH_LIKE_TABLE.test(node['table_name'])) {
-    surface.fileReads.push({ via: 'FROM', path: node['table_name'] });
+  if (node['type'] === 'TABLE_FUNCTION' && isNode(node['function']) && typeof node['function']['function_name'] === 'string') {
+    surface.tableFunctions.add(node['function']['function_name'].toLowerCase());
+  }
+  if (node['type'] === 'BASE_TABLE' && typeof node['table_name'] === 'string') {
+    surface.tables.add(node['table_name'].toLowerCase());
+    if (PATH_LIKE_TABLE.test(node['table_name'])) surface.fileReads.push({ via: 'FROM', path: node['table_name'] });
   }
   for (const value of Object.values(node)) walk(value, surface);
 }
@@ -72,11 +83,12 @@ function walk(node: unknown, surface: { functions: Set<string>; fileReads: FileR
  * The surface of a statement, from the engine's own parse (`json_serialize_sql`, of the
  * statement an EXPLAIN wraps). A statement the engine cannot serialize (PIVOT, a non-SELECT)
  * is read from its text, conservatively: every `name(` counts as a call (a name inside a
- * string literal too), and a reader named anywhere counts as a read of a computed path.
+ * string literal too), a reader named anywhere counts as a read of a computed path, and
+ * every word as a table it may read.
  */
 export async function statementSurface(connection: DuckDBConnection, sql: string): Promise<StatementSurface> {
   const text = sql.replace(EXPLAIN_PREFIX, '');
-  const surface = { functions: new Set<string>(), fileReads: [] as FileRead[] };
+  const surface: Collected = { functions: new Set(), fileReads: [], tableFunctions: new Set(), tables: new Set() };
   const serialized = await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [text]).then((reader) => String(reader.getRows()[0]?.[0] ?? ''), () => '');
   const tree = serialized ? (JSON.parse(serialized) as { error?: boolean }) : { error: true };
   if (!tree.error) {
@@ -88,5 +100,6 @@ export async function statementSurface(connection: DuckDBConnection, sql: string
     surface.functions.add(name);
     if (FILE_READERS.has(name)) surface.fileReads.push({ via: `${name}()`, path: undefined });
   }
+  for (const match of text.matchAll(/"((?:[^"]|"")+)"|([A-Za-z_][\w$]*)/g)) surface.tables.add((match[1] ?? match[2]!).replaceAll('""', '"').toLowerCase());
   return { ...surface, parsed: false };
 }

@@ -31,6 +31,15 @@ const WRITE_RESULT_SCHEMA = new Schema([new Field('Count', new Int64(), true)]);
 export async function describeStatement(engine: Engine, sql: string): Promise<StatementDescription> {
   const prepared = (await engine.prepare(sql)) as DescribedQuery;
   const { kind, statementType, parameterCount } = prepared;
+  // Described, a statement must not run (the probes below) or promise a ticket it would refuse.
+  const refusal = kind === 'other' ? undefined : await prepared.functionRefusal().catch((error: unknown) => {
+    prepared.close();
+    throw error;
+  });
+  if (refusal) {
+    prepared.close();
+    throw refusal;
+  }
   const known = { datasetSchema: prepared.resultSchema, parameterSchema: prepared.parameterSchema };
   prepared.close();
   const parameterSchema = known.parameterSchema ?? new Schema(Array.from({ length: parameterCount }, (_, index) => new Field(`$${index + 1}`, new Utf8(), true)));

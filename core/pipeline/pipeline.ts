@@ -9,6 +9,7 @@ import type { PhaseMachine } from '../lifecycle/phase.js';
 import { createStatementPolicy, insertTarget, referencedDatasets } from './statement-policy.js';
 import { LRUCache } from 'lru-cache';
 import { LazyAbort } from './lazy-abort.js';
+import { neverStatement, neverStatementError, writeStatement } from '../engine/statement-gate.js';
 import type { PreparedQuery } from '../engine/engine.js';
 import type { EncodedAnswer, InboundRequest, Principal, Protocol, QueryOutcome, QueryRequest, QueryResult, ResultMemo } from './types.js';
 
@@ -102,15 +103,15 @@ export class QueryPipeline {
     // Prepared lazily: a statement whose classification is memoised and that a cache
     // answers never needs an engine connection.
     let preparing: Promise<PreparedQuery> | undefined;
-    const prepare = () => (preparing ??= this.#engine.prepare(request.sql));
+    const prepare = () => (preparing ??= this.#engine.prepare(request.sql, { caller: request.principal }));
     // Prepared only to run now: live datasets are read before it is bound (one prepare, not two).
-    const prepareToRun = () => (preparing ??= this.#engine.prepare(request.sql, { fillLive: true }));
+    const prepareToRun = () => (preparing ??= this.#engine.prepare(request.sql, { fillLive: true, caller: request.principal }));
     const memoised = this.#classifications.get(request.sql);
     // A new text's plan, when a plugin keys by plans, is made beside its prepare (another connection).
     const early = memoised === undefined && this.planAhead && MAY_HAVE_PLAN.test(request.sql) ? this.#engine.logicalPlan(request.sql) : undefined;
     early?.catch(() => undefined);
     try {
-      const known = memoised ?? (await this.#classify(request.sql, await prepare()));
+      const known = memoised ?? (await this.#classify(request.sql, prepare));
       if (known.refusal) {
         (await preparing?.catch(() => undefined))?.close();
         throw known.refusal;
@@ -191,12 +192,33 @@ export class QueryPipeline {
     return true;
   }
 
-  /** Classifies a prepared statement and remembers it by its text (statement type and functions depend on the text alone). */
-  async #classify(sql: string, query: PreparedQuery): Promise<Classification> {
+  /**
+   * Classifies a statement and remembers it by its text (statement type and functions depend
+   * on the text alone). A statement user SQL may never run is refused from its words,
+   * unprepared (statement-gate.ts); a write the engine cannot prepare (a DELETE from a view) is
+   * still a write, refused as one by the policy, or answered with the engine's error when the
+   * caller may make it: that classification is not remembered.
+   */
+  async #classify(sql: string, prepare: () => Promise<PreparedQuery>): Promise<Classification> {
+    const datasets = referencedDatasets(sql, this.#engine.datasetNames());
+    const never = neverStatement(sql);
+    if (never !== undefined) {
+      const refused: Classification = { kind: 'other', statementType: never, datasets, refusal: neverStatementError(never) };
+      this.#classifications.set(sql, refused);
+      return refused;
+    }
+    let query: PreparedQuery;
+    try {
+      query = await prepare();
+    } catch (error) {
+      const write = writeStatement(sql);
+      if (write === undefined) throw error;
+      return { kind: 'write', statementType: write, datasets, refusal: undefined };
+    }
     const classification: Classification = {
       kind: query.kind,
       statementType: query.statementType,
-      datasets: referencedDatasets(sql, this.#engine.datasetNames()),
+      datasets,
       // Reads and writes run (an INSERT ... SELECT too): both may call functions or name files.
       refusal: query.kind === 'other' ? undefined : await query.functionRefusal(),
     };

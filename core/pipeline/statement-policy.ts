@@ -1,10 +1,9 @@
 import { QuarryError } from '../errors/quarry-error.js';
 import { readOnlyHint, type QueryRequest } from './types.js';
+import { neverStatementError } from '../engine/statement-gate.js';
 
 /** What the policy needs to know about datasets: why one cannot take writes (undefined: it can). */
 export type WriteRefusal = (dataset: string) => string | undefined;
-
-const READ_STATEMENTS = 'SELECT, WITH, EXPLAIN, DESCRIBE, SHOW, SUMMARIZE';
 
 /**
  * The core's rule for user SQL, tapped on `query.before` at STAGE.AUTHORIZE: reads run;
@@ -14,9 +13,7 @@ const READ_STATEMENTS = 'SELECT, WITH, EXPLAIN, DESCRIBE, SHOW, SUMMARIZE';
 export function createStatementPolicy(writeRefusal: WriteRefusal): (request: QueryRequest) => void {
   return (request) => {
     if (request.kind === 'read') return;
-    if (request.kind === 'other') {
-      throw new QuarryError('STATEMENT_NOT_ALLOWED', `${request.statementType} statements are not accepted: queries may read datasets (${READ_STATEMENTS})`);
-    }
+    if (request.kind === 'other') throw neverStatementError(request.statementType);
     if (!request.principal.canWrite) {
       throw new QuarryError('WRITE_NOT_ALLOWED', `${request.statementType} writes, and this caller may only read (${readOnlyHint(request.principal)})`);
     }

@@ -18,6 +18,11 @@ export interface Principal {
    * says so (the MCP sql tool is read-only for every key).
    */
   readonly readOnlyBecause?: string;
+  /**
+   * Sees what the runtime scopes per caller: every caller's rows in `runtime.task_history`,
+   * where others see their own. The anonymous caller (no auth) is one.
+   */
+  readonly admin?: boolean;
 }
 
 /** The hint of a write refusal for `principal` (see Principal.readOnlyBecause). */
@@ -26,7 +31,7 @@ export function readOnlyHint(principal: Principal): string {
 }
 
 /** The caller when no auth plugin claims the request: may read and write, shares caches. */
-export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', method: 'anonymous', canWrite: true });
+export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', method: 'anonymous', canWrite: true, admin: true });
 
 /** What TLS said about the connection, when the listener is TLS. */
 export interface TlsPeer {

@@ -10,7 +10,7 @@ export const apiKeySettingsSchema = z.strictObject({
   keys: z
     .array(z.string())
     .default([])
-    .describe('Accepted keys; any one authenticates a request. Suffix :rw for read-write, :ro (default) for read-only. ${ secrets:NAME } allowed.'),
+    .describe("Accepted keys; any one authenticates a request. Suffix :rw for read-write, :ro (default) for read-only, :admin for read-write and every caller's task history. ${ secrets:NAME } allowed."),
 });
 
 export type ApiKeySettings = z.output<typeof apiKeySettingsSchema>;

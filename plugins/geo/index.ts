@@ -32,8 +32,14 @@ export function createGeoPlugin(): QuarryPlugin {
   return {
     name: GEO_PLUGIN_NAME,
     apply(runtime) {
-      if (geoParam(runtime) !== 'enabled') return;
-      runtime.hooks.startup.tapPromise(GEO_PLUGIN_NAME, () => registerFunctions(runtime));
+      // The engine suggests INSTALL spatial for an ST_ function it does not know: the runtime's switch is this plugin.
+      const enabled = geoParam(runtime) === 'enabled';
+      runtime.hooks.startup.tapPromise(GEO_PLUGIN_NAME, async () => {
+        runtime.engine.sandbox.hintForExtension('spatial', enabled
+          ? 'the geo plugin provides the ST_ functions listed in docs/plugins/geo.md, and this one is not among them'
+          : 'ST_ functions come with the geo plugin: set runtime.params.geo: enabled');
+        if (enabled) await registerFunctions(runtime);
+      });
     },
   };
 }

@@ -98,6 +98,9 @@ export function createTaskHistoryPlugin(): QuarryPlugin {
       let retentionTimer: NodeJS.Timeout | undefined;
       runtime.hooks.startup.tapPromise(TASK_HISTORY_PLUGIN_NAME, async () => {
         for (const statement of CREATE_TASK_HISTORY_STATEMENTS) await runtime.engine.runInternal(statement);
+        // Callers read the view, which shows each its own rows (an admin key: all); never the stored tables.
+        runtime.engine.sandbox.hideTables(Object.values(STORED_TABLE_REFS).map((table) => table.name));
+        runtime.engine.sandbox.scopeByCaller(['task_history']);
         retentionTimer = setInterval(() => {
           enforceRetention().catch((error: unknown) => log.warn('task history retention check failed', { error: (error as Error).message }));
         }, config.retention_check_interval);

@@ -1,3 +1,5 @@
+import { CALLER_VARIABLE } from '../../core/engine/sandbox.js';
+
 /** The stored tables (`stored-schemas.ts`), as the engine's `appendToTable` names them. */
 export const STORED_TABLE_REFS = {
   rows: { schema: 'runtime', name: 'task_history_rows' },
@@ -35,6 +37,11 @@ const QUERY_LABELS = `map_from_entries(list_filter([
  * hit, the largest part of its cost) and read rarely; the engine spells out only the rows and
  * columns a query reads. A view carries no NOT NULL: the columns Spice declares NOT NULL are
  * never null here either, but DESCRIBE shows them nullable.
+ *
+ * Each caller sees its own queries: the engine sets `quarry_caller` to the caller's principal
+ * id while it prepares a statement naming the view, or to `*` for a caller that sees all (an
+ * admin key, or no auth). Rows of the runtime's own tasks (refreshes) have no principal and
+ * show only to those. Unset, the view shows nothing.
  */
 export const TASK_HISTORY_VIEW_SQL = `CREATE OR REPLACE VIEW runtime.task_history AS
 SELECT
@@ -51,7 +58,8 @@ SELECT
   coalesce(x.labels, ${QUERY_LABELS}) AS labels
 FROM ${ROWS_TABLE} r
 JOIN ${SHAPES_TABLE} s ON s.id = r.shape
-LEFT JOIN ${EXTRAS_TABLE} x ON x.id = r.extra`;
+LEFT JOIN ${EXTRAS_TABLE} x ON x.id = r.extra
+WHERE getvariable('${CALLER_VARIABLE}') = '*' OR s.principal = getvariable('${CALLER_VARIABLE}')`;
 
 /** Deletes the shapes below `$1` (ids no longer handed out: `StoredIds.forget`) that no stored row names. */
 export const UNUSED_SHAPES_SQL = `DELETE FROM ${SHAPES_TABLE} WHERE id < $1 AND id NOT IN (SELECT shape FROM ${ROWS_TABLE})`;

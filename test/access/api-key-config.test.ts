@@ -6,21 +6,23 @@ import { runCommand } from '../helpers/daemon.js';
 import { startRuntime, writeManifestDirectory } from '../helpers/runtime.js';
 import { ACCESS_FILES, KEYS, accessManifest } from './access-fixtures.js';
 
-test('a key suffix is split on the last colon: :rw writes, :ro or none reads, anything else is part of the key', (t) => {
-  t.deepEqual(parseKey('abc:rw'), { key: 'abc', canWrite: true });
-  t.deepEqual(parseKey('abc:ro'), { key: 'abc', canWrite: false });
-  t.deepEqual(parseKey('abc'), { key: 'abc', canWrite: false });
-  t.deepEqual(parseKey('a:b:rw'), { key: 'a:b', canWrite: true });
-  t.deepEqual(parseKey('a:b'), { key: 'a:b', canWrite: false });
-  t.deepEqual(parseKey('abc:RW'), { key: 'abc:RW', canWrite: false }, 'suffixes are lower-case, like Spice');
+test('a key suffix is split on the last colon: :rw writes, :ro or none reads, :admin writes and sees all, anything else is part of the key', (t) => {
+  t.deepEqual(parseKey('abc:rw'), { key: 'abc', canWrite: true, admin: false });
+  t.deepEqual(parseKey('abc:ro'), { key: 'abc', canWrite: false, admin: false });
+  t.deepEqual(parseKey('abc'), { key: 'abc', canWrite: false, admin: false });
+  t.deepEqual(parseKey('a:b:rw'), { key: 'a:b', canWrite: true, admin: false });
+  t.deepEqual(parseKey('a:b'), { key: 'a:b', canWrite: false, admin: false });
+  t.deepEqual(parseKey('abc:admin'), { key: 'abc', canWrite: true, admin: true });
+  t.deepEqual(parseKey('abc:RW'), { key: 'abc:RW', canWrite: false, admin: false }, 'suffixes are lower-case, like Spice');
 });
 
 test('the key ring matches any configured key and names the caller by a hash prefix', (t) => {
-  const ring = new KeyRing(['first:ro', 'second:rw', 'second:ro', ':rw', '']);
-  t.is(ring.size, 3);
+  const ring = new KeyRing(['first:ro', 'second:rw', 'second:ro', ':rw', '', 'boss:admin']);
+  t.is(ring.size, 4);
   t.is(ring.dropped, 2, 'empty keys accept nothing');
   const id = `apikey:${createHash('sha256').update('second').digest('hex').slice(0, 12)}`;
-  t.deepEqual(ring.match('second'), { id, canWrite: true }, 'a key listed twice gets the stronger grant');
+  t.deepEqual(ring.match('second'), { id, canWrite: true, admin: false }, 'a key listed twice gets the stronger grant');
+  t.is(ring.match('boss')?.admin, true);
   t.deepEqual(ring.match('first')?.canWrite, false);
   t.is(ring.match('third'), undefined);
   t.is(ring.match(''), undefined);

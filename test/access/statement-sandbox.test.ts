@@ -170,3 +170,71 @@ test('over Flight the same statements are refused with the same codes', async (t
     }
   });
 });
+
+test('statements whose binding has effects are refused unprepared: CREATE SECRET leaves the engine able to list its secrets types', async (t) => {
+  await withRuntime(t, setup, async (context) => {
+    for (const sql of ["CREATE SECRET s (TYPE s3, KEY_ID 'a', SECRET 'b')", "CREATE OR REPLACE PERSISTENT SECRET s (TYPE s3)", 'DROP TEMPORARY SECRET s', "EXPLAIN CREATE SECRET s (TYPE s3)", "EXPORT DATABASE 'exported'", 'PRAGMA enable_profiling', 'CALL checkpoint()']) {
+      for (const key of [KEYS.reader, KEYS.writer]) {
+        const refused = await refusal(context, sql, key);
+        t.is(refused.status, 400, `${sql}: ${refused.message}`);
+        t.is(refused.code, 'STATEMENT_NOT_ALLOWED', sql);
+      }
+    }
+    t.regex((await refusal(context, 'PRAGMA table_info(\'events\')', KEYS.reader)).message, /DESCRIBE name or SELECT \* FROM pragma_table_info/);
+    // DuckDB broke its secret manager when a refused CREATE SECRET had been bound ("Secret Storage ... already registered").
+    const response = await context.sql('SELECT count(*) AS n FROM pragma_table_info(\'events\')', { headers: { 'x-api-key': KEYS.reader } });
+    t.deepEqual(await response.json(), [{ n: 2 }]);
+  });
+});
+
+test('a write the engine cannot bind (DELETE from a view) is still refused as a write, not answered with the binder error', async (t) => {
+  const manifest = accessManifest().replace('runtime:', '  - from: file:data/events.csv\n    name: plain\nruntime:');
+  await withRuntime(t, { ...setup, manifest }, async (context) => {
+    for (const sql of ['DELETE FROM plain', "UPDATE plain SET label = 'x'", 'DELETE FROM no_such_table']) {
+      const reader = await refusal(context, sql, KEYS.reader);
+      t.is(reader.status, 403, `${sql}: ${reader.message}`);
+      t.is(reader.code, 'WRITE_NOT_ALLOWED', sql);
+      t.regex(reader.message, /this caller may only read/, sql);
+      const writer = await refusal(context, sql, KEYS.writer);
+      t.is(writer.code, 'WRITE_NOT_ALLOWED', `writer: ${sql}`);
+      t.regex(writer.message, /the only write accepted is INSERT/, sql);
+    }
+    // An INSERT a writer may make still gets the engine's own complaint.
+    const insert = await refusal(context, 'INSERT INTO events VALUES (1, 2, 3)', KEYS.writer);
+    t.is(insert.code, 'SQL_INVALID', insert.message);
+  });
+});
+
+test('the engine\'s advice to INSTALL/LOAD an extension is replaced by the runtime\'s own', async (t) => {
+  await withRuntime(t, setup, async (context) => {
+    const refused = await refusal(context, 'SELECT ST_Point(1, 2)', KEYS.reader);
+    t.is(refused.code, 'SQL_INVALID');
+    t.regex(refused.message, /set runtime\.params\.geo: enabled/);
+    t.notRegex(refused.message, /INSTALL|LOAD/);
+  });
+});
+
+test('engine log, secrets and the tables behind caller-scoped views are not readable; engine table functions off the list are refused', async (t) => {
+  await withRuntime(t, setup, async (context) => {
+    const cases: Array<[string, number, string]> = [
+      ['SELECT * FROM duckdb_logs', 403, 'ACCESS_DENIED'],
+      ['SELECT * FROM runtime.task_history_rows', 403, 'ACCESS_DENIED'],
+      ['SELECT * FROM "RUNTIME"."TASK_HISTORY_SHAPES"', 403, 'ACCESS_DENIED'],
+      ['SELECT * FROM duckdb_secrets()', 400, 'STATEMENT_NOT_ALLOWED'],
+      ["SELECT * FROM which_secret('s3://bucket/x', 's3')", 400, 'STATEMENT_NOT_ALLOWED'],
+      ['SELECT * FROM duckdb_temporary_files()', 400, 'STATEMENT_NOT_ALLOWED'],
+      ["SELECT write_log('x')", 400, 'STATEMENT_NOT_ALLOWED'],
+      ['SELECT * FROM json_execute_serialized_sql(json_serialize_sql(\'SELECT 1\'))', 400, 'STATEMENT_NOT_ALLOWED'],
+      ['SELECT * FROM duckdb_prepared_statements()', 400, 'STATEMENT_NOT_ALLOWED'],
+    ];
+    for (const [sql, status, code] of cases) {
+      const refused = await refusal(context, sql, KEYS.writer);
+      t.is(refused.status, status, `${sql}: ${refused.message}`);
+      t.is(refused.code, code, sql);
+    }
+    for (const sql of ['SELECT count(*) > 0 AS ok FROM duckdb_tables()', 'SELECT count(*) > 0 AS ok FROM duckdb_functions()', 'SELECT count(*) = 3 AS ok FROM range(3)']) {
+      const response = await context.sql(sql, { headers: { 'x-api-key': KEYS.reader } });
+      t.deepEqual(await response.json(), [{ ok: true }], sql);
+    }
+  });
+});

@@ -12,6 +12,7 @@ await declarePythonCases(test, {
     'initialize_and_list_tools',
     'each_tool_answers',
     'sql_tool_reports_failures_as_tool_errors',
+    'sql_tool_is_sandboxed',
     'sessions_are_issued_and_end',
     'auth_is_required',
     'host_header_is_checked',

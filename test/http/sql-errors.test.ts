@@ -104,10 +104,10 @@ test('writes and engine-state statements are refused; files outside the manifest
     const file = await errorOf(await sql("SELECT * FROM read_csv('/etc/passwd')"));
     t.is(file.status, 403);
     t.is(file.code, 'ACCESS_DENIED');
-    // Refused while binding (the engine may not touch the file), before the write policy runs.
+    // A write the engine refuses to bind (it may not touch the file) is still refused as a write.
     const copy = await errorOf(await sql("COPY orders TO '/tmp/stolen.csv'"));
     t.is(copy.status, 403);
-    t.is(copy.code, 'ACCESS_DENIED');
+    t.is(copy.code, 'WRITE_NOT_ALLOWED');
     t.is((await sql('SELECT count(*) FROM orders')).status, 200, 'datasets stay intact');
   });
 });

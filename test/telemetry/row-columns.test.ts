@@ -1,3 +1,4 @@
+import { CALLER_VARIABLE } from '../../core/engine/sandbox.js';
 import test from 'ava';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { appendBatches } from '../../core/engine/append.js';
@@ -42,6 +43,8 @@ async function withTable(run: (connection: DuckDBConnection, append: (columns: R
   const connection = await instance.connect();
   try {
     for (const statement of CREATE_TASK_HISTORY_STATEMENTS) await connection.run(statement);
+    // The view shows each caller its own rows; this connection reads as the runtime (every row).
+    await connection.run(`SET VARIABLE ${CALLER_VARIABLE} = '*'`);
     await run(connection, (columns) => store(connection, columns));
   } finally {
     connection.closeSync();

@@ -71,6 +71,32 @@ async def case_sql_tool_reports_failures_as_tool_errors():
         assert write.is_error and "WRITE_NOT_ALLOWED" in text_of(write), text_of(write)
 
 
+SANDBOX_REFUSALS = [
+    ("EXPLAIN ANALYZE DROP TABLE events", "WRITE_NOT_ALLOWED", "the MCP sql tool only reads"),
+    ("EXPLAIN ANALYZE DELETE FROM events", "WRITE_NOT_ALLOWED", "the MCP sql tool only reads"),
+    ("SELECT * FROM enable_logging(level='debug', storage='file', storage_path='logs')", "STATEMENT_NOT_ALLOWED", "enable_logging() is not allowed"),
+    ("SELECT * FROM checkpoint()", "STATEMENT_NOT_ALLOWED", "checkpoint() is not allowed"),
+    ("SELECT * FROM read_blob('.tmp/*')", "ACCESS_DENIED", "dataset files"),
+    ("SELECT 1\x00; DROP TABLE events", "SQL_INVALID", "NUL byte at offset 8"),
+    ("CREATE SECRET s (TYPE s3, KEY_ID 'a', SECRET 'b')", "STATEMENT_NOT_ALLOWED", "SECRET statements are not accepted"),
+    ("INSTALL spatial", "STATEMENT_NOT_ALLOWED", "INSTALL statements are not accepted"),
+    ("SELECT * FROM runtime.task_history_shapes", "ACCESS_DENIED", "not readable by user SQL"),
+]
+
+
+async def case_sql_tool_is_sandboxed():
+    """The reproductions of the sandbox issue, through the MCP sql tool: each is a tool error with its code, and nothing changed."""
+    async with connect() as client:
+        before = text_of(await client.call_tool("sql", {"query": "SELECT count(*) AS n FROM events"}))
+        for query, code, words in SANDBOX_REFUSALS:
+            result = await client.call_tool("sql", {"query": query})
+            text = text_of(result)
+            assert result.is_error, f"{query}: answered as if it succeeded: {text}"
+            assert code in text and words in text, f"{query}: {text}"
+        after = text_of(await client.call_tool("sql", {"query": "SELECT count(*) AS n FROM events"}))
+        assert before == after, (before, after)
+
+
 def raw_post(body, headers):
     base = urllib.parse.urlsplit(ARGS.base)
     connection = http.client.HTTPConnection(base.hostname, base.port, timeout=60)
