@@ -85,8 +85,8 @@ export interface CaseOutcome {
   seconds?: number;
 }
 
-/** Runs a Python case script; each JSON line it prints is one case's outcome. */
-export function runPythonCases(script: string, args: string[], options: { timeoutMs?: number } = {}): Promise<{ outcomes: Map<string, CaseOutcome>; stderr: string; code: number | null }> {
+/** Runs a script of test/conformance/python to its end (SIGKILL after `timeoutMs`). */
+export function runPythonScript(script: string, args: string[], options: { timeoutMs?: number } = {}): Promise<{ stdout: string; stderr: string; code: number | null }> {
   return new Promise((resolve) => {
     const child = spawn('python3', [path.join(repositoryRoot, 'test/conformance/python', script), ...args], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -96,13 +96,19 @@ export function runPythonCases(script: string, args: string[], options: { timeou
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 240_000);
     child.once('close', (code) => {
       clearTimeout(timer);
-      const outcomes = new Map<string, CaseOutcome>();
-      for (const line of stdout.split('\n')) {
-        if (!line.startsWith('{')) continue;
-        const outcome = JSON.parse(line) as CaseOutcome;
-        outcomes.set(outcome.case, outcome);
-      }
-      resolve({ outcomes, stderr, code });
+      resolve({ stdout, stderr, code });
     });
   });
+}
+
+/** Runs a Python case script; each JSON line it prints is one case's outcome. */
+export async function runPythonCases(script: string, args: string[], options: { timeoutMs?: number } = {}): Promise<{ outcomes: Map<string, CaseOutcome>; stderr: string; code: number | null }> {
+  const { stdout, stderr, code } = await runPythonScript(script, args, options);
+  const outcomes = new Map<string, CaseOutcome>();
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const outcome = JSON.parse(line) as CaseOutcome;
+    outcomes.set(outcome.case, outcome);
+  }
+  return { outcomes, stderr, code };
 }
