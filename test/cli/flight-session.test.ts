@@ -138,7 +138,7 @@ test('grpc+tls:// trusts the CA from --tls-root-certificate-file and names TLS w
   });
 });
 
-test('after "runtime unavailable" the same session reaches a runtime started since', async (t) => {
+test('after "runtime unavailable" the same session reaches a runtime started since, on its first try', async (t) => {
   const port = await closedPort();
   const transport = new FlightQueryTransport({ endpoint: parseEndpoint(`grpc://127.0.0.1:${port}`), apiKey: undefined, caCertificate: undefined });
   const directory = writeManifestDirectory({ manifest: 'version: v2\nkind: Spicepod\nname: empty\n' });
@@ -151,12 +151,11 @@ test('after "runtime unavailable" the same session reaches a runtime started sin
     const log = createLogger({ level: 'info', sink: () => undefined });
     runtime = new Runtime({ manifest: loaded.manifest, source: loaded.source, plugins: loaded.plugins, log, http: '127.0.0.1:0', flight: `127.0.0.1:${port}` });
     await runtime.start();
-    const started = Date.now();
+    // After three failures the old channel sits in gRPC's reconnect back-off (about 2.5 s), where
+    // a call without waitForReady fails at once with UNAVAILABLE: the first query succeeding
+    // shows the session made a fresh channel. No clock is read (a loaded machine would fail it).
     const result = await collectResult(await transport.queryArrow('select 1 as one', {}));
     t.is(result.totalRows, 1);
-    // After three failures gRPC's back-off waits about 2.5 s; a fresh channel answers at once
-    // (the bound leaves room for a loaded CI machine).
-    t.true(Date.now() - started < 2000, 'no wait for gRPC reconnect back-off');
   } finally {
     transport.close();
     await runtime?.stop();

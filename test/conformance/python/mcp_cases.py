@@ -95,6 +95,9 @@ async def case_sql_tool_is_sandboxed():
             assert code in text and words in text, f"{query}: {text}"
         after = text_of(await client.call_tool("sql", {"query": "SELECT count(*) AS n FROM events"}))
         assert before == after, (before, after)
+        # Task history shows this key its own queries only (rows are written in the background: how many is not asserted).
+        seen = json.loads(text_of(await client.call_tool("sql", {"query": "SELECT count(DISTINCT labels['principal']) AS principals FROM runtime.task_history WHERE task = 'sql_query'"})))
+        assert seen[0]["principals"] <= 1, seen
 
 
 def raw_post(body, headers):
