@@ -14,10 +14,22 @@ const sizeUnits: Record<string, number> = {
 };
 
 export const DURATION_EXAMPLE = 'e.g. 500ms, 30s, 5m, 8h or 1m30s';
+
+/**
+ * The longest duration the manifest accepts: the longest a Node timer can wait (2^31 - 1 ms,
+ * about 24.8 days). A longer one would fire at once (Node warns and uses 1 ms): a refresh
+ * interval of 720h refreshed 128 times in 10 s.
+ */
+export const MAX_DURATION_MS = 2 ** 31 - 1;
 export const SIZE_EXAMPLE = 'e.g. 128MiB, 4GiB or 1048576 (bytes)';
 
-/** Milliseconds, or undefined when the text is not a duration. */
+/** Milliseconds, or undefined when the text is not a duration or is longer than MAX_DURATION_MS. */
 export function parseDuration(text: string): number | undefined {
+  const ms = parseAnyDuration(text);
+  return ms !== undefined && ms <= MAX_DURATION_MS ? ms : undefined;
+}
+
+function parseAnyDuration(text: string): number | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
   if (trimmed === '0') return 0;
@@ -28,7 +40,7 @@ export function parseDuration(text: string): number | undefined {
     total += Number(match[1]) * durationUnits[match[2]!]!;
     consumed = part.lastIndex;
   }
-  return consumed === trimmed.length && consumed > 0 ? total : undefined;
+  return consumed === trimmed.length && consumed > 0 && Number.isFinite(total) ? total : undefined;
 }
 
 /** Bytes (rounded down), or undefined when the text is not a size. */
@@ -39,7 +51,9 @@ export function parseSize(text: string | number): number | undefined {
   const unit = match[2]!.toLowerCase();
   const factor = unit === '' ? 1 : sizeUnits[unit];
   if (factor === undefined) return undefined;
-  return Math.floor(Number(match[1]) * factor);
+  const bytes = Math.floor(Number(match[1]) * factor);
+  // Beyond 2^53 a size is no longer exact (and no machine has that much memory or disk).
+  return Number.isSafeInteger(bytes) ? bytes : undefined;
 }
 
 /** Formats milliseconds back to the manifest's notation, for --check output and logs. */
@@ -75,9 +89,13 @@ export function formatSize(bytes: number): string {
 /** A manifest duration field: the text in, milliseconds out. */
 export function durationSchema() {
   return z.union([z.string(), z.number()]).transform((value, context) => {
-    const ms = typeof value === 'number' ? (value === 0 ? 0 : undefined) : parseDuration(value);
+    const ms = typeof value === 'number' ? (value === 0 ? 0 : undefined) : parseAnyDuration(value);
     if (ms === undefined) {
       context.addIssue({ code: 'custom', message: `invalid duration ${JSON.stringify(value)}: use a number with a unit, ${DURATION_EXAMPLE}` });
+      return z.NEVER;
+    }
+    if (ms > MAX_DURATION_MS) {
+      context.addIssue({ code: 'custom', message: `duration ${JSON.stringify(value)} is too long: at most ${formatDuration(MAX_DURATION_MS)} (about 24.8 days, the longest the runtime can wait)` });
       return z.NEVER;
     }
     return ms;
@@ -89,7 +107,7 @@ export function sizeSchema() {
   return z.union([z.string(), z.number()]).transform((value, context) => {
     const bytes = parseSize(value);
     if (bytes === undefined) {
-      context.addIssue({ code: 'custom', message: `invalid size ${JSON.stringify(value)}: use a number with a binary unit, ${SIZE_EXAMPLE}` });
+      context.addIssue({ code: 'custom', message: `invalid size ${JSON.stringify(value)}: use a whole number of bytes up to 2^53 or a number with a unit, ${SIZE_EXAMPLE}` });
       return z.NEVER;
     }
     return bytes;

@@ -34,7 +34,8 @@ export async function readManifestDocument(file: string): Promise<{ document: un
   } catch (error) {
     throw new QuarryError('MANIFEST_NOT_FOUND', `manifest ${file} cannot be read: ${(error as Error).message}`, { cause: error });
   }
-  const parsed = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const lines = new YAML.LineCounter();
+  const parsed = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true, lineCounter: lines });
   const first = parsed.errors[0];
   if (first) {
     const position = first.linePos?.[0];
@@ -48,5 +49,25 @@ export async function readManifestDocument(file: string): Promise<{ document: un
     });
   }
   const warnings = parsed.warnings.map((warning) => `manifest ${file}: ${warning.message.split('\n')[0]}`);
-  return { document: parsed.toJS({ maxAliasCount: 1000 }), warnings };
+  return { document: documentValue(parsed, lines, file), warnings };
+}
+
+/** The manifest as plain data; aliases that expand without bound (a "billion laughs" document) are a parse error naming the first alias. */
+function documentValue(parsed: YAML.Document, lines: YAML.LineCounter, file: string): unknown {
+  try {
+    return parsed.toJS({ maxAliasCount: 1000 });
+  } catch (error) {
+    if (!(error instanceof ReferenceError) || !/alias/i.test(error.message)) throw error;
+    let first: number | undefined;
+    YAML.visit(parsed, {
+      Alias(_key, node) {
+        first ??= node.range?.[0];
+      },
+    });
+    const position = first === undefined ? undefined : lines.linePos(first);
+    const where = position ? ` at line ${position.line}, column ${position.col}` : '';
+    throw new QuarryError('MANIFEST_PARSE_ERROR', `manifest ${file} is not valid YAML${where}: its aliases expand to more than 1000 copies (write the values out, or use fewer aliases)`, {
+      details: { line: position?.line, column: position?.col },
+    });
+  }
 }

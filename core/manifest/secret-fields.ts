@@ -1,6 +1,6 @@
 import { QuarryError } from '../errors/quarry-error.js';
 import { MissingSecret, type SecretResolver } from '../secrets/resolver.js';
-import { hasReference } from '../secrets/references.js';
+import { hasReference, malformedReferences } from '../secrets/references.js';
 import { expandPattern, formatPath, isMapping, setAt, valueAt, type PathSegment } from './path.js';
 import type { OwnedSlice } from './schema.js';
 import { sliceExtras } from './slice.js';
@@ -48,6 +48,7 @@ export function fieldPatterns(slices: readonly OwnedSlice[], kind: 'secretFields
 export async function resolveSecretFields(document: unknown, patterns: readonly string[][], resolver: SecretResolver): Promise<PathSegment[][]> {
   const derived: PathSegment[][] = [];
   const missing: string[] = [];
+  const malformed: string[] = [];
   const seen = new Set<string>();
   for (const pattern of patterns) {
     for (const path of expandPattern(document, pattern)) {
@@ -55,7 +56,11 @@ export async function resolveSecretFields(document: unknown, patterns: readonly 
       if (seen.has(key)) continue;
       seen.add(key);
       const value = valueAt(document, path);
-      if (typeof value !== 'string' || !hasReference(value)) continue;
+      if (typeof value !== 'string') continue;
+      for (const text of malformedReferences(value)) {
+        malformed.push(`${formatPath(path)}: "${text}" starts like a secret reference but is not one: write \${ secrets:NAME } (or \${ env:NAME }), the name without spaces, closed by }`);
+      }
+      if (!hasReference(value)) continue;
       try {
         setAt(document, path, await resolver.resolve(value, formatPath(path)));
         derived.push(path);
@@ -65,6 +70,7 @@ export async function resolveSecretFields(document: unknown, patterns: readonly 
       }
     }
   }
+  if (malformed.length > 0) throw new QuarryError('SECRET_REFERENCE_INVALID', malformed.join('\n'), { details: { malformed: malformed.length } });
   if (missing.length > 0) throw new QuarryError('SECRET_NOT_FOUND', missing.join('\n'), { details: { missing: missing.length } });
   return derived;
 }

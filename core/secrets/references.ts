@@ -17,6 +17,22 @@ export function findReferences(text: string): SecretReference[] {
   return [...text.matchAll(REFERENCE)].map((match) => ({ text: match[0], store: match[1]!, name: match[2]! }));
 }
 
+/**
+ * Every `${` in `text` that does not begin a valid reference (`${ secrets:admin_key`, no `}`;
+ * `${ secrets: }`; `${ secrets:a b }`), as written up to the next `}` or 40 characters: such
+ * text is a mistake, never a literal to keep (it would become, say, an accepted API key).
+ */
+export function malformedReferences(text: string): string[] {
+  const valid = new Set([...text.matchAll(REFERENCE)].map((match) => match.index));
+  const malformed: string[] = [];
+  for (let at = text.indexOf('${'); at !== -1; at = text.indexOf('${', at + 2)) {
+    if (valid.has(at)) continue;
+    const close = text.indexOf('}', at);
+    malformed.push(close !== -1 && close - at < 60 ? text.slice(at, close + 1) : `${text.slice(at, at + 40)}...`);
+  }
+  return malformed;
+}
+
 export function hasReference(text: string): boolean {
   return findReferences(text).length > 0;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseKey } from './keys.js';
 
 /**
  * `runtime.auth`: API-key authentication (`api-key`, or its Spice alias `api_key`).
@@ -29,6 +30,9 @@ export const authSchema = z
     const settings = auth[key];
     if (settings?.enabled && settings.keys.length === 0) {
       context.addIssue({ code: 'custom', path: [key, 'keys'], message: 'API-key auth is enabled but no keys are configured; add keys or set enabled: false' });
+    } else if (settings?.enabled && settings.keys.every((entry) => parseKey(entry).key === '')) {
+      // Checked here too (not only at start-up), so --check says it: written keys only; a secret that resolves empty is found at start.
+      context.addIssue({ code: 'custom', path: [key, 'keys'], message: 'every configured key is empty (":rw" alone is a permission without a key), so no request could authenticate; add a key or set enabled: false' });
     }
   })
   // One spelling downstream: consumers read `auth['api-key']`.

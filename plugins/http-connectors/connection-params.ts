@@ -1,5 +1,5 @@
 import { QuarryError } from '../../core/errors/quarry-error.js';
-import { parseDuration } from '../../core/units.js';
+import { parseDuration, MAX_DURATION_MS } from '../../core/units.js';
 
 export type Params = Readonly<Record<string, string>>;
 
@@ -12,7 +12,7 @@ export function clientTimeoutMs(dataset: string, params: Params): number {
   const text = params['client_timeout'];
   if (text === undefined) return 30_000;
   const ms = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) * 1000 : parseDuration(text);
-  if (ms === undefined || !(ms > 0)) throw invalidParam(dataset, 'client_timeout', text, 'use a duration such as 30s or 500ms, or a number of seconds');
+  if (ms === undefined || !(ms > 0) || ms > MAX_DURATION_MS) throw invalidParam(dataset, 'client_timeout', text, 'use a duration such as 30s or 500ms, or a number of seconds, at most 24.8 days');
   return ms;
 }
 

@@ -33,8 +33,14 @@ export const flightSchema = z.strictObject({
   do_put_rate_limit_enabled: z.boolean().default(true),
 });
 
-const positiveInteger = z.coerce.number().int().positive();
-const fraction = z.coerce.number().min(0).max(1);
+/**
+ * A number in `runtime.params`, a string map in Spice pods: a number, or a string holding only
+ * one (`"8"`). Not z.coerce: that reads `[]`, `""`, `null` and `false` as 0 and `true` as 1.
+ */
+const paramNumber = z.union([z.number(), z.string().regex(/^\s*-?\d+(?:\.\d+)?\s*$/).transform(Number)], { error: 'expected a number, e.g. 8 or "8"' });
+const positiveInteger = paramNumber.pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
+const nonNegativeInteger = paramNumber.pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
+const fraction = paramNumber.pipe(z.number().min(0).max(1));
 
 /**
  * `runtime.params`: a string map in Spice pods; the keys the spec names are checked here,
@@ -47,11 +53,11 @@ export const knownParams = {
   http_rate_control_jitter_min: durationSchema(),
   http_rate_control_jitter_max: durationSchema(),
   geo: z.enum(['enabled', 'disabled']),
-  columnar_footer_cache_mb: z.coerce.number().int().nonnegative(),
+  columnar_footer_cache_mb: nonNegativeInteger,
   columnar_filter_propagation: z.enum(['enabled', 'disabled']),
   columnar_optimizer_rules: z.string().min(1),
   columnar_compaction_memory_fraction: fraction,
-  columnar_sort_merge_min_rows: z.coerce.number().int().nonnegative(),
+  columnar_sort_merge_min_rows: nonNegativeInteger,
   columnar_sort_merge_memory_pool_fraction: fraction,
   /** Deprecated: mapped to runtime.source_rate_control.codehost_concurrent_connections_limit. */
   codehost_max_concurrent_connections: positiveInteger,
