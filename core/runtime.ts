@@ -334,6 +334,11 @@ export class Runtime {
     return this.#stopping;
   }
 
+  /** Engine statements still holding a connection; after `stop()`, those the engine would not stop. */
+  get runningStatements(): number {
+    return this.#engine?.activeQueries ?? 0;
+  }
+
   /** For an immediate exit: stop every engine query now (DuckDB would finish them before the process could exit). */
   interruptQueries(): void {
     this.#engine?.interruptAll();

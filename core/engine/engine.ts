@@ -49,7 +49,7 @@ const SCHEMA_GRACE_MS = 1_000;
  * (DuckDB stops an interrupted query within milliseconds; a connection is never closed under
  * a running call, see ConnectionPool).
  */
-const CLOSE_WAIT_MS = 5_000;
+const CLOSE_WAIT_MS = 2_000;
 
 /** Where the rows of a write to a dataset with a plugin write target are staged (a per-connection temp table). */
 const STAGED_WRITE = 'temp.main.quarry_routed_write';

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { QuarryError, toQuarryError } from '../errors/quarry-error.js';
 import type { Hooks } from '../hooks/hooks.js';
@@ -70,6 +71,14 @@ export function createHttpServer(options: HttpServerOptions): { app: FastifyInst
       return server;
     },
     return503OnClosing: false,
+    // Requests fastify refuses before routing (a URL that is not valid percent-encoding) and
+    // those the HTTP parser refuses (headers over 16 KiB, a malformed request line) get the
+    // runtime's error shape, like every other answer.
+    frameworkErrors: (error, _request, reply) => {
+      const failure = new QuarryError('REQUEST_INVALID', `${error.message}: the request URL must be valid percent-encoding`);
+      void (reply as FastifyReply).status(failure.httpStatus).type('application/json; charset=utf-8').send(JSON.stringify(failure.toJSON()));
+    },
+    clientErrorHandler: answerClientError,
   }) as unknown as FastifyInstance;
 
   if (options.tls) {
@@ -142,14 +151,38 @@ export async function listenHttp(app: FastifyInstance, address: string): Promise
     // soon as its last response is done (in-flight responses finish first).
     app.server.closeIdleConnections();
     const sweep = setInterval(() => app.server.closeIdleConnections(), 25);
+    // The listeners stop after the drain, when what still runs has been interrupted; a request
+    // whose statement ignores that (one still being planned) would hold the close for as long
+    // as it runs: its connection is closed after a grace, as Flight's calls are.
+    const force = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
+    force.unref();
     try {
       await closing;
     } finally {
       clearInterval(sweep);
+      clearTimeout(force);
     }
   };
   return { endpoint, close };
 }
+
+/** An answer the HTTP parser's refusal gets (the socket is then closed): Node's status, the runtime's error body. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const failure = error.code === 'HPE_HEADER_OVERFLOW'
+    ? new QuarryError('HEADERS_TOO_LARGE', 'the request headers are over the 16 KiB limit (Node\'s --max-http-header-size)')
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new QuarryError('REQUEST_INVALID', 'the request was not received in time')
+      : new QuarryError('REQUEST_INVALID', `the request could not be parsed as HTTP/1.1 (${error.code ?? error.message})`);
+  const body = JSON.stringify(failure.toJSON());
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${failure.httpStatus} ${http.STATUS_CODES[failure.httpStatus] ?? 'Error'}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
+}
+
+/** How long closing waits for responses still being sent after the drain before closing their connections. */
+const CLOSE_GRACE_MS = 1_000;
 
 function fromFastifyError(error: FastifyError, bodyLimit: number): QuarryError {
   if (error instanceof QuarryError) return error;

@@ -1,3 +1,4 @@
+import { jsonDeeperThan, MAX_JSON_DEPTH } from './json-depth.js';
 import type { FastifyRequest } from 'fastify';
 import { QuarryError } from '../errors/quarry-error.js';
 
@@ -30,6 +31,7 @@ function readJsonBody(text: string): { sql: string; parameters: unknown[] } {
   } catch (error) {
     throw new QuarryError('BODY_INVALID_JSON', `the JSON body could not be parsed: ${(error as Error).message}`);
   }
+  if (jsonDeeperThan(value)) throw new QuarryError('BODY_INVALID_JSON', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels; parameters are values, lists or structs a few levels deep`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new QuarryError('BODY_INVALID_JSON', 'the JSON body must be an object {"sql": "...", "parameters": [...]}');
   }

@@ -1,3 +1,4 @@
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../core/http/json-depth.js';
 import type { FastifyReply } from 'fastify';
 import type { PluginRuntime } from '../../core/plugins/types.js';
 import { acceptBoth } from './accept-header.js';
@@ -30,11 +31,14 @@ type ParsedBody = { ok: true; value: unknown } | { ok: false; message: string };
 function parseBody(body: unknown): ParsedBody {
   const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : '';
   if (text.trim() === '') return { ok: false, message: 'Parse error: the request body is empty (expected a JSON-RPC message)' };
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     return { ok: false, message: `Parse error: ${(error as Error).message}` };
   }
+  if (jsonDeeperThan(value)) return { ok: false, message: `Parse error: the message nests deeper than ${MAX_JSON_DEPTH} levels` };
+  return { ok: true, value };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '../json-depth.js';
 import type { FastifyInstance } from 'fastify';
 import type { DatasetStatus } from '../../engine/engine-api.js';
 import { parseRefreshOverrides } from '../../engine/acceleration/refresh-options.js';
@@ -64,9 +65,12 @@ export function registerDatasetRoutes(app: FastifyInstance, context: RouteContex
 function jsonBody(body: unknown): unknown {
   const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : '';
   if (text.trim() === '') return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new QuarryError('BODY_INVALID_JSON', `the refresh body is not JSON (${(error as Error).message}); send {"refresh_sql": "...", "refresh_mode": "full" | "append"} or no body`);
   }
+  if (jsonDeeperThan(value)) throw new QuarryError('BODY_INVALID_JSON', `the refresh body nests deeper than ${MAX_JSON_DEPTH} levels; send {"refresh_sql": "...", "refresh_mode": "full" | "append"} or no body`);
+  return value;
 }

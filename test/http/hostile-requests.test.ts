@@ -1,0 +1,87 @@
+import net from 'node:net';
+import test from 'ava';
+import { withRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { ACCESS_FILES, KEYS, accessManifest } from '../access/access-fixtures.js';
+
+/**
+ * Requests shaped to break a server, sent over raw sockets (no HTTP client would send them):
+ * each gets the runtime's error shape with a stable code, and the runtime answers normally
+ * afterwards.
+ */
+
+const setup = { manifest: accessManifest(), files: ACCESS_FILES };
+
+/** Writes `payload` on a fresh connection and reads until the server closes it or `responses` answers arrived. */
+function exchange(context: TestRuntime, payload: string, responses: number): Promise<string> {
+  const [host, port] = context.runtime.httpEndpoint.split(':');
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), host, () => socket.write(payload));
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString('utf8');
+      if ((received.match(/HTTP\/1\.1 /g) ?? []).length >= responses && /\r\n\r\n[\s\S]*\}\s*\]?\s*$/.test(received)) socket.end();
+    });
+    socket.on('end', () => resolve(received));
+    socket.on('close', () => resolve(received));
+    socket.on('error', reject);
+  });
+}
+
+function sqlRequest(sql: string, extraHeaders = ''): string {
+  return `POST /v1/sql HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${KEYS.reader}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(sql)}\r\n${extraHeaders}\r\n${sql}`;
+}
+
+async function stillAnswers(t: import('ava').ExecutionContext, context: TestRuntime): Promise<void> {
+  const response = await context.sql('SELECT 42 AS answer', { headers: { 'x-api-key': KEYS.reader } });
+  t.deepEqual(await response.json(), [{ answer: 42 }], 'the runtime still answers');
+}
+
+test('pipelined queries on one connection are all answered, in order, none cancelled', async (t) => {
+  await withRuntime(t, setup, async (context) => {
+    const payload = [1, 2, 3].map((value) => sqlRequest(`SELECT ${value} AS v, count(*) AS n FROM range(200000)`)).join('');
+    const received = await exchange(context, payload, 3);
+    const statuses = [...received.matchAll(/HTTP\/1\.1 (\d+)/g)].map((match) => Number(match[1]));
+    t.deepEqual(statuses, [200, 200, 200], received.slice(0, 2000));
+    const values = [...received.matchAll(/"v":(\d+)/g)].map((match) => Number(match[1]));
+    t.deepEqual(values, [1, 2, 3], 'answered in the order asked');
+    await stillAnswers(t, context);
+  });
+});
+
+test('a URL that is not valid percent-encoding and headers over 16 KiB get the runtime\'s error shape', async (t) => {
+  await withRuntime(t, setup, async (context) => {
+    for (const url of ['/%', '/v1/datasets/%ZZ']) {
+      const received = await exchange(context, `GET ${url} HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${KEYS.reader}\r\nConnection: close\r\n\r\n`, 1);
+      t.regex(received, /^HTTP\/1\.1 400 /, url);
+      t.regex(received, /\{"error":\{"code":"REQUEST_INVALID","message":"[^"]*not a valid url component[^"]*"\}\}/, url);
+    }
+    const huge = await exchange(context, sqlRequest('SELECT 1', `X-Big: ${'a'.repeat(20_000)}\r\n`), 1);
+    t.regex(huge, /^HTTP\/1\.1 431 /);
+    t.regex(huge, /\{"error":\{"code":"HEADERS_TOO_LARGE","message":"[^"]+"\}\}/);
+    const garbage = await exchange(context, 'NOT HTTP AT ALL\r\n\r\n', 1);
+    t.regex(garbage, /^HTTP\/1\.1 400 /);
+    t.regex(garbage, /"code":"REQUEST_INVALID"/);
+    await stillAnswers(t, context);
+  });
+});
+
+test('deeply nested JSON is refused with 400 before anything walks it', async (t) => {
+  await withRuntime(t, setup, async (context) => {
+    const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+    const cases: Array<[string, string, string]> = [
+      ['/v1/sql', JSON.stringify({ sql: 'SELECT $1' }).replace('}', `,"parameters":[${deep}]}`), 'BODY_INVALID_JSON'],
+      ['/v1/datasets/events/acceleration/refresh', `{"refresh_sql":${deep}}`, 'BODY_INVALID_JSON'],
+    ];
+    for (const [route, body, code] of cases) {
+      const response = await fetch(`${context.baseUrl}${route}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-api-key': KEYS.writer } });
+      t.is(response.status, 400, route);
+      const answer = (await response.json()) as { error: { code: string; message: string } };
+      t.is(answer.error.code, code, route);
+      t.regex(answer.error.message, /deeper than 64 levels/, route);
+    }
+    const mcp = await fetch(`${context.baseUrl}/v1/mcp`, { method: 'POST', body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${deep.replace('1', '{}')}}`, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': KEYS.reader } });
+    t.true(mcp.status === 400, `MCP answered ${mcp.status}`);
+    t.regex(await mcp.text(), /deeper than 64 levels/);
+    await stillAnswers(t, context);
+  });
+});
