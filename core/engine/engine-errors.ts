@@ -33,6 +33,13 @@ function withoutInstallHint(message: string, context: EngineErrorContext): strin
   return message.replace(INSTALL_HINT, `${hint}.`).trimEnd();
 }
 
+/** DuckDB's advice to raise a limit with SET (`Use "SET max_expression_depth TO x" ...`): user SQL may not. */
+const SET_HINT = /\s*Use "SET [^"]+" to [^.]*\./;
+
+function withoutSetHint(message: string): string {
+  return message.replace(SET_HINT, ' (the runtime keeps the engine\'s limits: write the statement with less nesting)');
+}
+
 /**
  * Maps DuckDB's error text ("Parser Error: ...", "Catalog Error: ...") to stable codes.
  * The engine's message is kept: it names the line and the offending token.
@@ -40,7 +47,7 @@ function withoutInstallHint(message: string, context: EngineErrorContext): strin
 export function engineError(error: unknown, context: EngineErrorContext = {}): QuarryError {
   if (error instanceof QuarryError) return error;
   // The node binding prefixes parse failures with its own words; the engine's text follows.
-  const message = withoutInstallHint((error instanceof Error ? error.message : String(error)).replace(/^Failed to extract statements: /, ''), context);
+  const message = withoutSetHint(withoutInstallHint((error instanceof Error ? error.message : String(error)).replace(/^Failed to extract statements: /, ''), context));
   const kind = /^([A-Za-z ]+?) Error:/.exec(message)?.[1] ?? '';
   const fromFunction = FUNCTION_ERROR.exec(message);
   if (fromFunction && isRegisteredErrorCode(fromFunction[1]!)) return new QuarryError(fromFunction[1]!, fromFunction[2]!.trim(), { cause: error });

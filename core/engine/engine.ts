@@ -9,7 +9,7 @@ import { tableFromArrays, type RecordBatch, type Schema } from 'apache-arrow';
 import { appendBatches } from './append.js';
 import { classifyPrepared } from './classify.js';
 import { EngineSandbox, RUNTIME_CALLER } from './sandbox.js';
-import { neverStatement, neverStatementError } from './statement-gate.js';
+import { unpreparedRefusal } from './statement-gate.js';
 import { AdminConnection } from './admin-connection.js';
 import { ConnectionPool } from './connection-pool.js';
 import { DatasetRegistry } from './datasets.js';
@@ -428,8 +428,8 @@ export class Engine implements EngineApi {
    */
   async prepare(text: string, options: { fillLive?: boolean; caller?: Principal } = {}): Promise<PreparedQuery> {
     // Statements never run for users are not even prepared: binding some has effects (statement-gate.ts).
-    const never = neverStatement(text);
-    if (never !== undefined) throw neverStatementError(never);
+    const refused = unpreparedRefusal(text);
+    if (refused) throw refused;
     const connection = await this.#pool.acquire();
     let liveCleanup: (() => Promise<void>) | undefined;
     const mapError = this.#mapError;

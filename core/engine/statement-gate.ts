@@ -65,6 +65,35 @@ function leadingWords(sql: string): string {
   return words.join(' ');
 }
 
+/**
+ * Planning limits, checked on the text before the engine sees it: DuckDB does not check for an
+ * interrupt while it plans, so a statement that takes minutes to plan cannot be stopped by a
+ * client leaving or by shutdown. Measured on DuckDB 1.5: 2,000 UNION branches plan in ~70 ms,
+ * 20,000 took 124 s and ~7 GB; comments nested 2,000 deep parse in ~0.3 s, 10,000 in 12 s.
+ */
+export const MAX_SET_OPERATIONS = 4_096;
+export const MAX_COMMENT_NESTING = 256;
+
+/** SQL_TOO_COMPLEX when `sql` is beyond the planning limits; undefined otherwise. One pass over the text. */
+export function complexityRefusal(sql: string): QuarryError | undefined {
+  let setOperations = 0;
+  let depth = 0;
+  let deepest = 0;
+  for (const match of sql.matchAll(/\/\*|\*\/|\b(?:union|intersect|except)\b/gi)) {
+    const token = match[0];
+    if (token === '/*') deepest = Math.max(deepest, ++depth);
+    else if (token === '*/') depth = Math.max(0, depth - 1);
+    else if (depth === 0) setOperations += 1;
+  }
+  if (setOperations > MAX_SET_OPERATIONS) {
+    return new QuarryError('SQL_TOO_COMPLEX', `the statement combines ${setOperations} queries with UNION/INTERSECT/EXCEPT; at most ${MAX_SET_OPERATIONS + 1} may be combined (planning more takes the engine minutes and cannot be interrupted): load the rows into a dataset, or split the statement`);
+  }
+  if (deepest > MAX_COMMENT_NESTING) {
+    return new QuarryError('SQL_TOO_COMPLEX', `the statement nests comments ${deepest} deep; at most ${MAX_COMMENT_NESTING} levels are accepted`);
+  }
+  return undefined;
+}
+
 /** The name of the statement kind `sql` begins with when user SQL may never run it (`'SET'`, `'SECRET'`, ...); undefined otherwise. */
 export function neverStatement(sql: string): string | undefined {
   const words = leadingWords(sql);
@@ -79,4 +108,10 @@ export function neverStatement(sql: string): string | undefined {
  */
 export function writeStatement(sql: string): string | undefined {
   return WRITE_STATEMENT.exec(leadingWords(sql))?.[1];
+}
+
+/** Why `sql` is refused before the engine prepares it (a statement never run for users, or beyond the planning limits); undefined when it may be prepared. */
+export function unpreparedRefusal(sql: string): QuarryError | undefined {
+  const never = neverStatement(sql);
+  return never !== undefined ? neverStatementError(never) : complexityRefusal(sql);
 }

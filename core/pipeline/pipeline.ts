@@ -9,7 +9,7 @@ import type { PhaseMachine } from '../lifecycle/phase.js';
 import { createStatementPolicy, insertTarget, referencedDatasets } from './statement-policy.js';
 import { LRUCache } from 'lru-cache';
 import { LazyAbort } from './lazy-abort.js';
-import { neverStatement, neverStatementError, writeStatement } from '../engine/statement-gate.js';
+import { complexityRefusal, neverStatement, neverStatementError, writeStatement } from '../engine/statement-gate.js';
 import type { PreparedQuery } from '../engine/engine.js';
 import type { EncodedAnswer, InboundRequest, Principal, Protocol, QueryOutcome, QueryRequest, QueryResult, ResultMemo } from './types.js';
 
@@ -201,6 +201,8 @@ export class QueryPipeline {
    */
   async #classify(sql: string, prepare: () => Promise<PreparedQuery>): Promise<Classification> {
     const datasets = referencedDatasets(sql, this.#engine.datasetNames());
+    const tooComplex = complexityRefusal(sql);
+    if (tooComplex) return { kind: 'other', statementType: 'UNKNOWN', datasets, refusal: tooComplex };
     const never = neverStatement(sql);
     if (never !== undefined) {
       const refused: Classification = { kind: 'other', statementType: never, datasets, refusal: neverStatementError(never) };

@@ -1,4 +1,3 @@
-import net from 'node:net';
 import test from 'ava';
 import { QUICKSTART_MANIFEST, writeManifestDirectory } from '../helpers/runtime.js';
 import { runCommand, startDaemon } from '../helpers/daemon.js';
@@ -59,31 +58,6 @@ test.serial('a second signal exits at once', async (t) => {
   t.is(await daemon.exited, null);
   t.is(daemon.child.signalCode, 'SIGKILL', 'ended by SIGKILL: process.exit would wait for the engine\'s running statement');
   t.regex(daemon.output(), /second SIGINT: exiting at once/);
-});
-
-/** POSTs `sql` on a raw socket; resolves once the request is written (the socket stays open, unread). */
-function postAndLeaveOpen(baseUrl: string, sql: string): Promise<net.Socket> {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => {
-      socket.write(`POST /v1/sql HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(sql)}\r\n\r\n${sql}`, (error) => (error ? reject(error) : resolve(socket)));
-    });
-    socket.on('error', () => undefined);
-  });
-}
-
-test.serial('a statement the engine cannot interrupt (a 20,000-branch UNION still being planned) does not hold the exit', async (t) => {
-  const directory = writeManifestDirectory({ manifest: `${QUICKSTART_MANIFEST}runtime:\n  shutdown_timeout: 500ms\n`, withQuickstartData: true });
-  const daemon = await startDaemon([directory]);
-  // Planning it takes about two minutes here, and DuckDB does not check for an interrupt meanwhile.
-  const socket = await postAndLeaveOpen(daemon.baseUrl, Array.from({ length: 20_000 }, () => 'SELECT 1').join(' UNION ALL '));
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  daemon.child.kill('SIGTERM');
-  t.is(await daemon.exited, null);
-  socket.destroy();
-  t.regex(daemon.output(), /draining in-flight work active_queries=1/, 'the statement was in flight when the signal came');
-  t.regex(daemon.output(), /a statement did not stop within shutdown_timeout: exiting without waiting for it/);
-  t.is(daemon.child.signalCode, 'SIGKILL');
 });
 
 test.serial('quarryd --check prints the resolved configuration and exits 0; errors exit 1', async (t) => {

@@ -85,3 +85,28 @@ test('deeply nested JSON is refused with 400 before anything walks it', async (t
     await stillAnswers(t, context);
   });
 });
+
+test('statements beyond the planning limits are refused before the engine plans them; the engine\'s own limits keep their message without a SET hint', async (t) => {
+  await withRuntime(t, { ...setup, flight: true }, async (context) => {
+    const union = (branches: number) => Array.from({ length: branches }, () => 'SELECT 1').join(' UNION ALL ');
+    const cases: Array<[string, RegExp]> = [
+      // 20,000 branches took DuckDB 124 s and ~7 GB to plan, uninterruptibly.
+      [union(20_000), /combines 19999 queries with UNION\/INTERSECT\/EXCEPT; at most 4097/],
+      [`SELECT 1 ${'/*'.repeat(10_000)}${'*/'.repeat(10_000)}`, /nests comments 10000 deep/],
+    ];
+    for (const [sql, message] of cases) {
+      const response = await context.sql(sql, { headers: { 'x-api-key': KEYS.reader } });
+      const answer = (await response.json()) as { error: { code: string; message: string } };
+      t.is(response.status, 400);
+      t.is(answer.error.code, 'SQL_TOO_COMPLEX');
+      t.regex(answer.error.message, message);
+    }
+    const allowed = await context.sql(`SELECT count(*) AS n FROM (${union(4_000)})`, { headers: { 'x-api-key': KEYS.reader } });
+    t.deepEqual(await allowed.json(), [{ n: 4000 }], 'below the limit the engine plans it');
+    const deep = await context.sql(`SELECT ${'('.repeat(100_000)}1${')'.repeat(100_000)}`, { headers: { 'x-api-key': KEYS.reader } });
+    const deepAnswer = (await deep.json()) as { error: { code: string; message: string } };
+    t.is(deepAnswer.error.code, 'SQL_INVALID');
+    t.notRegex(deepAnswer.error.message, /SET max_expression_depth/);
+    await stillAnswers(t, context);
+  });
+});
