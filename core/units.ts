@@ -43,17 +43,21 @@ function parseAnyDuration(text: string): number | undefined {
   return consumed === trimmed.length && consumed > 0 && Number.isFinite(total) ? total : undefined;
 }
 
-/** Bytes (rounded down), or undefined when the text is not a size. */
+/** Bytes (rounded down), or undefined when the text is not a size or is over 2^53 bytes. */
 export function parseSize(text: string | number): number | undefined {
-  if (typeof text === 'number') return Number.isSafeInteger(text) && text >= 0 ? text : undefined;
+  const bytes = parseAnySize(text);
+  // Beyond 2^53 a size is no longer exact (and no machine has that much memory or disk).
+  return bytes !== undefined && Number.isSafeInteger(bytes) ? bytes : undefined;
+}
+
+function parseAnySize(text: string | number): number | undefined {
+  if (typeof text === 'number') return Number.isInteger(text) && text >= 0 ? text : undefined;
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);
   if (!match) return undefined;
   const unit = match[2]!.toLowerCase();
   const factor = unit === '' ? 1 : sizeUnits[unit];
   if (factor === undefined) return undefined;
-  const bytes = Math.floor(Number(match[1]) * factor);
-  // Beyond 2^53 a size is no longer exact (and no machine has that much memory or disk).
-  return Number.isSafeInteger(bytes) ? bytes : undefined;
+  return Math.floor(Number(match[1]) * factor);
 }
 
 /** Formats milliseconds back to the manifest's notation, for --check output and logs. */
@@ -105,9 +109,13 @@ export function durationSchema() {
 /** A manifest size field: the text in, bytes out. */
 export function sizeSchema() {
   return z.union([z.string(), z.number()]).transform((value, context) => {
-    const bytes = parseSize(value);
+    const bytes = parseAnySize(value);
     if (bytes === undefined) {
-      context.addIssue({ code: 'custom', message: `invalid size ${JSON.stringify(value)}: use a whole number of bytes up to 2^53 or a number with a unit, ${SIZE_EXAMPLE}` });
+      context.addIssue({ code: 'custom', message: `invalid size ${JSON.stringify(value)}: use a number with a binary unit, ${SIZE_EXAMPLE}` });
+      return z.NEVER;
+    }
+    if (!Number.isSafeInteger(bytes)) {
+      context.addIssue({ code: 'custom', message: `size ${JSON.stringify(value)} is too large: at most 2^53 - 1 bytes (about 8 PiB)` });
       return z.NEVER;
     }
     return bytes;

@@ -41,13 +41,16 @@ test('quarryd --check masks every key, literal or from a secret', async (t) => {
   }
 });
 
-test('auth: enabled: false turns keys off; an all-empty key list fails at start-up', async (t) => {
+test('auth: enabled: false turns keys off; an all-empty key list fails at --check, one whose secrets resolve empty at start-up', async (t) => {
   const off = await startRuntime({ manifest: accessManifest({ keys: false, runtime: '\n  auth:\n    api-key:\n      enabled: false' }), files: ACCESS_FILES });
   try {
     t.is((await off.sql('SELECT 1')).status, 200);
   } finally {
     await off.runtime.stop();
   }
-  const error = await t.throwsAsync(startRuntime({ manifest: accessManifest({ keys: false, runtime: '\n  auth:\n    api-key:\n      keys: [":rw"]' }), files: ACCESS_FILES }));
-  t.regex(error!.message, /^plugin "api-key" failed in apply: runtime.auth.api-key.keys: every configured key is empty/);
+  const written = await t.throwsAsync(startRuntime({ manifest: accessManifest({ keys: false, runtime: '\n  auth:\n    api-key:\n      keys: [":rw"]' }), files: ACCESS_FILES }));
+  t.regex(written!.message, /is invalid:\n {2}- runtime\.auth\.api-key\.keys: every configured key is empty/);
+  process.env['QUARRY_ACCESS_EMPTY_KEY'] = '';
+  const resolved = await t.throwsAsync(startRuntime({ manifest: accessManifest({ keys: false, runtime: '\n  auth:\n    api-key:\n      keys: ["${ secrets:QUARRY_ACCESS_EMPTY_KEY }:rw"]' }), files: ACCESS_FILES }));
+  t.regex(resolved!.message, /^plugin "api-key" failed in apply: runtime.auth.api-key.keys: every configured key is empty/);
 });

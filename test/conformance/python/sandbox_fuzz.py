@@ -17,6 +17,7 @@ import argparse
 import http.client
 import json
 import sys
+import threading
 
 import grpc
 
@@ -89,10 +90,26 @@ def main():
     with open(ARGS.statements, encoding="utf-8") as file:
         statements = json.load(file)
     flight_calls = FlightCalls(ARGS.generated)
-    connection_holder = [None]
-    for index, text in enumerate(statements):
-        outcome = {"index": index, "http": http_answer(connection_holder, text), "flight": flight_calls.answer(text)}
-        print(json.dumps(outcome), flush=True)
+    http_answers = [None] * len(statements)
+    flight_answers = [None] * len(statements)
+
+    def over_http():
+        connection_holder = [None]
+        for index, text in enumerate(statements):
+            http_answers[index] = http_answer(connection_holder, text)
+
+    def over_flight():
+        for index, text in enumerate(statements):
+            flight_answers[index] = flight_calls.answer(text)
+
+    # The doors side by side, each in order: half the time, and the runtime serves both at once.
+    threads = [threading.Thread(target=over_http), threading.Thread(target=over_flight)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for index in range(len(statements)):
+        print(json.dumps({"index": index, "http": http_answers[index], "flight": flight_answers[index]}), flush=True)
 
 
 if __name__ == "__main__":
