@@ -21,6 +21,8 @@ const REFUSED_FAMILIES: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['it reveals the engine\'s secrets', ['duckdb_secrets', 'which_secret', 'duckdb_secret_types']],
   ['it lists the engine\'s own files', ['duckdb_temporary_files', 'duckdb_external_file_cache']],
   ['it changes a sequence', ['nextval']],
+  // The seed belongs to a pooled connection: the next caller's random() would follow it.
+  ['it changes the connection\'s random seed', ['setseed']],
 ];
 
 const REFUSED_FUNCTIONS = new Map<string, string>(REFUSED_FAMILIES.flatMap(([reason, names]) => names.map((name) => [name, reason] as const)));

@@ -68,7 +68,7 @@ const NEVER_SUCCEED = new Set([
   'enable_logging', 'disable_logging', 'truncate_duckdb_logs', 'write_log', 'duckdb_logs', 'duckdb_log_contexts',
   'checkpoint', 'force_checkpoint', 'query', 'query_table', 'json_execute_serialized_sql', 'arrow_scan', 'arrow_scan_dumb',
   'duckdb_secrets', 'which_secret', 'enable_profiling', 'disable_profiling', 'enable_peg_parser', 'disable_peg_parser',
-  'duckdb_temporary_files', 'nextval',
+  'duckdb_temporary_files', 'nextval', 'setseed',
 ]);
 
 const GENERIC_TYPES = /^(?:ANY|T|K|V|TABLE|LAMBDA|POINTER|INVALID|"NULL"|NULL)$|[<>]/;
