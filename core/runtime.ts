@@ -208,7 +208,7 @@ export class Runtime {
         },
         onDatasetChanged: (dataset, reason) => this.hooks.cache.invalidate.promise({ datasets: [dataset.toLowerCase()], reason }),
       });
-      this.#pipeline = new QueryPipeline({ hooks: this.hooks, engine: this.#engine, phase: this.#phase, log: this.log.child('query') });
+      this.#pipeline = new QueryPipeline({ hooks: this.hooks, engine: this.#engine, phase: this.#phase, log: this.log.child('query'), maxSqlLength: this.#manifest.runtime.query.max_sql_length });
       this.#pipeline.planAhead = this.#planAhead;
       this.hooks.shutdown.stop.tapPromise({ name: 'core:engine', stage: STAGE.STOP_ENGINE }, async () => this.#engine?.close());
       if (abandoned()) return;

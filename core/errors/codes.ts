@@ -52,6 +52,7 @@ const coreCodes = {
   // Requests.
   SQL_EMPTY: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'The request carried no SQL text.' },
   SQL_INVALID: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'The SQL could not be parsed or bound (syntax error, unknown column or function).' },
+  SQL_TOO_LONG: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'The SQL text is longer than runtime.query.max_sql_length (default 1 MiB of characters).' },
   SQL_TOO_COMPLEX: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'The statement is beyond the planning limits the runtime checks before the engine sees it (more than 4,097 queries combined with UNION/INTERSECT/EXCEPT, comments nested over 256 deep).' },
   SQL_MULTIPLE_STATEMENTS: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'A request may hold one SQL statement only.' },
   TABLE_NOT_FOUND: { http: 400, grpc: GRPC.NOT_FOUND, description: 'The SQL names a table that is not a dataset of this runtime.' },

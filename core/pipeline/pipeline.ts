@@ -64,7 +64,10 @@ export class QueryPipeline {
    */
   readonly #classifications = new LRUCache<string, Classification>({ max: 10_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (_value, key) => key.length * 2 + 64 });
 
-  constructor(options: { hooks: Hooks; engine: Engine; phase: PhaseMachine; log: Logger }) {
+  readonly #maxSqlLength: number;
+
+  constructor(options: { hooks: Hooks; engine: Engine; phase: PhaseMachine; log: Logger; maxSqlLength?: number }) {
+    this.#maxSqlLength = options.maxSqlLength ?? 1024 * 1024;
     this.#hooks = options.hooks;
     this.#engine = options.engine;
     this.#phase = options.phase;
@@ -92,6 +95,9 @@ export class QueryPipeline {
 
   async execute(options: ExecuteOptions): Promise<{ request: QueryRequest; result: QueryResult }> {
     if (!this.#phase.acceptsWork) throw new QuarryError('RUNTIME_SHUTTING_DOWN', 'the runtime is shutting down and accepts no new queries');
+    if (options.sql.length > this.#maxSqlLength) {
+      throw new QuarryError('SQL_TOO_LONG', `the SQL text is ${options.sql.length} characters; at most ${this.#maxSqlLength} are accepted (runtime.query.max_sql_length)`);
+    }
     if (options.sql.trim() === '') throw new QuarryError('SQL_EMPTY', 'no SQL was given: send one SQL statement, e.g. SELECT 1');
     // The engine reads SQL as a C string: what follows a NUL byte would be dropped unseen.
     const nul = options.sql.indexOf('\0');

@@ -110,3 +110,16 @@ test('statements beyond the planning limits are refused before the engine plans 
     await stillAnswers(t, context);
   });
 });
+
+test('SQL longer than runtime.query.max_sql_length is refused before anything else', async (t) => {
+  await withRuntime(t, { manifest: accessManifest({ runtime: '\n  query:\n    max_sql_length: 1KiB' }), files: ACCESS_FILES }, async (context) => {
+    const long = `SELECT 1 AS v -- ${'x'.repeat(2000)}`;
+    const response = await context.sql(long, { headers: { 'x-api-key': KEYS.reader } });
+    t.is(response.status, 400);
+    const answer = (await response.json()) as { error: { code: string; message: string } };
+    t.is(answer.error.code, 'SQL_TOO_LONG');
+    t.regex(answer.error.message, /at most 1024 are accepted \(runtime\.query\.max_sql_length\)/);
+    const short = await context.sql('SELECT 1 AS v', { headers: { 'x-api-key': KEYS.reader } });
+    t.deepEqual(await short.json(), [{ v: 1 }]);
+  });
+});

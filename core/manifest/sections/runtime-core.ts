@@ -12,8 +12,10 @@ export const querySchema = z
     memory_limit: sizeSchema().optional(),
     spill_compression: z.enum(['zstd', 'lz4_frame', 'uncompressed']).default('zstd'),
     temp_directory: z.string().min(1).optional(),
+    /** Longest SQL text accepted, in characters (SQL_TOO_LONG above it). */
+    max_sql_length: sizeSchema().refine((length) => length > 0, 'expected a length greater than 0, e.g. 1MiB').default(1024 * 1024),
   })
-  .default({ spill_compression: 'zstd' });
+  .default({ spill_compression: 'zstd', max_sql_length: 1024 * 1024 });
 
 /** `runtime.tls`: TLS for every listener. Cross-field rules live in the manifest's refinements. */
 export const tlsSchema = z.strictObject({
