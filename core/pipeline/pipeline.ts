@@ -114,7 +114,8 @@ export class QueryPipeline {
     const prepareToRun = () => (preparing ??= this.#engine.prepare(request.sql, { fillLive: true, caller: request.principal }));
     const memoised = this.#classifications.get(request.sql);
     // A new text's plan, when a plugin keys by plans, is made beside its prepare (another connection).
-    const early = memoised === undefined && this.planAhead && MAY_HAVE_PLAN.test(request.sql) ? this.#engine.logicalPlan(request.sql) : undefined;
+    // Not for a text beyond the planning limits: its plan could take the engine minutes, past any refusal.
+    const early = memoised === undefined && this.planAhead && MAY_HAVE_PLAN.test(request.sql) && complexityRefusal(request.sql) === undefined ? this.#engine.logicalPlan(request.sql) : undefined;
     early?.catch(() => undefined);
     try {
       const known = memoised ?? (await this.#classify(request.sql, prepare));
