@@ -86,7 +86,7 @@ export function complexityRefusal(sql: string): QuarryError | undefined {
     else if (depth === 0) setOperations += 1;
   }
   if (setOperations > MAX_SET_OPERATIONS) {
-    return new QuarryError('SQL_TOO_COMPLEX', `the statement combines ${setOperations} queries with UNION/INTERSECT/EXCEPT; at most ${MAX_SET_OPERATIONS + 1} may be combined (planning more takes the engine minutes and cannot be interrupted): load the rows into a dataset, or split the statement`);
+    return new QuarryError('SQL_TOO_COMPLEX', `the statement combines ${setOperations + 1} queries with UNION/INTERSECT/EXCEPT; at most ${MAX_SET_OPERATIONS + 1} may be combined (planning more takes the engine minutes and cannot be interrupted): load the rows into a dataset, or split the statement`);
   }
   if (deepest > MAX_COMMENT_NESTING) {
     return new QuarryError('SQL_TOO_COMPLEX', `the statement nests comments ${deepest} deep; at most ${MAX_COMMENT_NESTING} levels are accepted`);

@@ -9,6 +9,7 @@ import type { PhaseMachine } from '../lifecycle/phase.js';
 import { createStatementPolicy, insertTarget, referencedDatasets } from './statement-policy.js';
 import { LRUCache } from 'lru-cache';
 import { LazyAbort } from './lazy-abort.js';
+import { DEFAULT_MAX_SQL_LENGTH } from '../manifest/sections/runtime-core.js';
 import { complexityRefusal, neverStatement, neverStatementError, writeStatement } from '../engine/statement-gate.js';
 import type { PreparedQuery } from '../engine/engine.js';
 import type { EncodedAnswer, InboundRequest, Principal, Protocol, QueryOutcome, QueryRequest, QueryResult, ResultMemo } from './types.js';
@@ -67,7 +68,7 @@ export class QueryPipeline {
   readonly #maxSqlLength: number;
 
   constructor(options: { hooks: Hooks; engine: Engine; phase: PhaseMachine; log: Logger; maxSqlLength?: number }) {
-    this.#maxSqlLength = options.maxSqlLength ?? 1024 * 1024;
+    this.#maxSqlLength = options.maxSqlLength ?? DEFAULT_MAX_SQL_LENGTH;
     this.#hooks = options.hooks;
     this.#engine = options.engine;
     this.#phase = options.phase;
@@ -113,12 +114,13 @@ export class QueryPipeline {
     // Prepared only to run now: live datasets are read before it is bound (one prepare, not two).
     const prepareToRun = () => (preparing ??= this.#engine.prepare(request.sql, { fillLive: true, caller: request.principal }));
     const memoised = this.#classifications.get(request.sql);
+    // A new text beyond the planning limits is refused before anything plans it (checked once here).
+    const tooComplex = memoised === undefined ? complexityRefusal(request.sql) : undefined;
     // A new text's plan, when a plugin keys by plans, is made beside its prepare (another connection).
-    // Not for a text beyond the planning limits: its plan could take the engine minutes, past any refusal.
-    const early = memoised === undefined && this.planAhead && MAY_HAVE_PLAN.test(request.sql) && complexityRefusal(request.sql) === undefined ? this.#engine.logicalPlan(request.sql) : undefined;
+    const early = memoised === undefined && tooComplex === undefined && this.planAhead && MAY_HAVE_PLAN.test(request.sql) ? this.#engine.logicalPlan(request.sql) : undefined;
     early?.catch(() => undefined);
     try {
-      const known = memoised ?? (await this.#classify(request.sql, prepare));
+      const known = memoised ?? (await this.#classify(request.sql, prepare, tooComplex));
       if (known.refusal) {
         (await preparing?.catch(() => undefined))?.close();
         throw known.refusal;
@@ -206,9 +208,8 @@ export class QueryPipeline {
    * still a write, refused as one by the policy, or answered with the engine's error when the
    * caller may make it: that classification is not remembered.
    */
-  async #classify(sql: string, prepare: () => Promise<PreparedQuery>): Promise<Classification> {
+  async #classify(sql: string, prepare: () => Promise<PreparedQuery>, tooComplex: QuarryError | undefined): Promise<Classification> {
     const datasets = referencedDatasets(sql, this.#engine.datasetNames());
-    const tooComplex = complexityRefusal(sql);
     if (tooComplex) return { kind: 'other', statementType: 'UNKNOWN', datasets, refusal: tooComplex };
     const never = neverStatement(sql);
     if (never !== undefined) {

@@ -6,6 +6,9 @@ import { durationSchema, sizeSchema } from '../../units.js';
  * sections (auth, caching, telemetry, ...) are declared beside their plugins and merged
  * into the runtime object by the manifest schema builder.
  */
+/** `runtime.query.max_sql_length` unless set: 1 MiB of characters. */
+export const DEFAULT_MAX_SQL_LENGTH = 1024 * 1024;
+
 export const querySchema = z
   .strictObject({
     /** Default: 90% of the memory the process may use (cgroup limit, else total memory), computed at start-up. */
@@ -13,9 +16,9 @@ export const querySchema = z
     spill_compression: z.enum(['zstd', 'lz4_frame', 'uncompressed']).default('zstd'),
     temp_directory: z.string().min(1).optional(),
     /** Longest SQL text accepted, in characters (SQL_TOO_LONG above it). */
-    max_sql_length: sizeSchema().refine((length) => length > 0, 'expected a length greater than 0, e.g. 1MiB').default(1024 * 1024),
+    max_sql_length: sizeSchema().refine((length) => length > 0, 'expected a length greater than 0, e.g. 1MiB').default(DEFAULT_MAX_SQL_LENGTH),
   })
-  .default({ spill_compression: 'zstd', max_sql_length: 1024 * 1024 });
+  .default({ spill_compression: 'zstd', max_sql_length: DEFAULT_MAX_SQL_LENGTH });
 
 /** `runtime.tls`: TLS for every listener. Cross-field rules live in the manifest's refinements. */
 export const tlsSchema = z.strictObject({
