@@ -6,6 +6,13 @@
       "defines": ["NAPI_VERSION=8"],
       "cflags": ["-std=c11", "-Wall", "-Wextra", "-O2"],
       "libraries": ["-ldl"]
+    },
+    {
+      "target_name": "duckdb_async_scalar",
+      "sources": ["duckdb-async-scalar.c"],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags": ["-std=c11", "-Wall", "-Wextra", "-O2"],
+      "libraries": ["-ldl", "-lpthread", "-lm"]
     }
   ]
 }

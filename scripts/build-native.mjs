@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Builds native/ (the DuckDB result-status helper, see native/duckdb-result-status.c) with
-// node-gyp at install time. Run by `npm install` (the install script) and `npm run build:native`.
+// Builds native/ (the DuckDB helpers: native/duckdb-result-status.c, native/duckdb-async-scalar.c)
+// with node-gyp at install time. Run by `npm install` (the install script) and `npm run build:native`.
 //
 // node-gyp would download Node's headers unless told where they are: a Node installed from a
 // distribution package or an official tarball has them beside its binary (<prefix>/include/node),
@@ -24,6 +24,6 @@ if (!existsSync(nodeGyp)) {
 }
 const built = spawnSync(process.execPath, args, { stdio: 'inherit' });
 if (built.status !== 0) {
-  console.error('quarry: building native/ failed: the runtime cannot tell a failed streamed query from a finished one without it (needs g++, make, python3 and Node\'s headers)');
+  console.error('quarry: building native/ failed: the runtime cannot tell a failed streamed query from a finished one, nor run remote functions, without it (needs g++, make, python3 and Node\'s headers)');
   process.exit(built.status ?? 1);
 }

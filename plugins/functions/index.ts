@@ -7,7 +7,7 @@ import './errors.js';
 import { checkEndpointRanges, remoteOptions, remoteScalarFunction } from './remote.js';
 import { functionsSchema, runtimeFunctionsSchema, toolsSchema, type FunctionDeclaration, type RuntimeFunctionsConfig, type ToolDeclaration } from './schema.js';
 import { dropSqlFunctionStatements, functionBody, sqlFunctionProbe, sqlFunctionStatements } from './sql-functions.js';
-import { SyncHttpClient } from './sync-http.js';
+import { HttpBatchClient } from './http-batch.js';
 import { sqlToolFunction, sqlToolRefusal, type SqlTool } from './sql-tools.js';
 import { functionTool } from './tools.js';
 
@@ -48,25 +48,24 @@ async function registerSqlFunction(runtime: PluginRuntime, declaration: Function
   }
 }
 
-/** Registers an http(s) function: checks its params and endpoint, then adds the JS UDF to every connection. */
-function registerRemoteFunction(runtime: PluginRuntime, declaration: FunctionDeclaration, index: number, http: SyncHttpClient): void {
-  let create: () => ReturnType<typeof remoteScalarFunction>;
+/** Registers an http(s) function: checks its params and endpoint, then adds the engine function to every connection. */
+function registerRemoteFunction(runtime: PluginRuntime, declaration: FunctionDeclaration, index: number, http: HttpBatchClient): void {
+  let defined: ReturnType<typeof remoteScalarFunction>;
   try {
     const options = remoteOptions(declaration.params);
     checkEndpointRanges(declaration.from, declaration.params.allowed_endpoint_ranges);
-    remoteScalarFunction(declaration, options, http); // checks the types now, not on the first connection
-    create = () => remoteScalarFunction(declaration, options, http);
+    defined = remoteScalarFunction(declaration, options, http); // checks the types now, not on the first connection
   } catch (error) {
     throw registrationError(declaration, index, firstLine(error), error);
   }
-  runtime.engine.addConnectionInitializer(async (connection) => connection.registerScalarFunction(create()));
+  runtime.engine.addConnectionInitializer(async (connection) => defined.registerOn(connection));
 }
 
 /**
  * `tools:` entries with `as_sql: true` become scalar SQL functions (http(s) tools with a
  * signature); the others stay LLM-only with a warning, as do all of them when functions are off.
  */
-function registerSqlTools(runtime: PluginRuntime, tools: readonly ToolDeclaration[], enabled: boolean, http: SyncHttpClient, taken: ReadonlySet<string>): RegisteredFunction[] {
+function registerSqlTools(runtime: PluginRuntime, tools: readonly ToolDeclaration[], enabled: boolean, http: HttpBatchClient, taken: ReadonlySet<string>): RegisteredFunction[] {
   const registered: RegisteredFunction[] = [];
   for (const [index, tool] of tools.entries()) {
     if (tool.as_sql !== true) continue;
@@ -83,14 +82,13 @@ function registerSqlTools(runtime: PluginRuntime, tools: readonly ToolDeclaratio
     if (taken.has(tool.name.toLowerCase())) {
       throw new QuarryError('FUNCTION_REGISTRATION_FAILED', `${where}: a function named ${tool.name} is already declared in functions:; rename one of them`, { details: { function: tool.name } });
     }
-    let create: () => ReturnType<typeof sqlToolFunction>;
+    let defined: ReturnType<typeof sqlToolFunction>;
     try {
-      sqlToolFunction(tool as SqlTool, http); // checks params, endpoint and types now
-      create = () => sqlToolFunction(tool as SqlTool, http);
+      defined = sqlToolFunction(tool as SqlTool, http); // checks params, endpoint and types now
     } catch (error) {
       throw new QuarryError('FUNCTION_REGISTRATION_FAILED', `${where}: ${firstLine(error)}`, { cause: error, details: { function: tool.name } });
     }
-    runtime.engine.addConnectionInitializer(async (connection) => connection.registerScalarFunction(create()));
+    runtime.engine.addConnectionInitializer(async (connection) => defined.registerOn(connection));
     registered.push({ name: tool.name, kind: 'scalar', volatility: 'volatile', from: tool.from!, description: tool.description });
   }
   return registered;
@@ -98,7 +96,7 @@ function registerSqlTools(runtime: PluginRuntime, tools: readonly ToolDeclaratio
 
 /**
  * User-defined functions: `from: sql` functions become DuckDB macros (global), `from:
- * http(s)://` functions and `as_sql` http(s) tools become JS scalar UDFs on every
+ * http(s)://` functions and `as_sql` http(s) tools become engine functions (answered asynchronously) on every
  * connection. `list_udfs()` and `GET /v1/functions` report what was registered.
  */
 export function createFunctionsPlugin(): QuarryPlugin {
@@ -110,7 +108,7 @@ export function createFunctionsPlugin(): QuarryPlugin {
       const declarations = runtime.section<FunctionDeclaration[]>('functions') ?? [];
       const tools = runtime.section<ToolDeclaration[]>('tools') ?? [];
       const registered: RegisteredFunction[] = [];
-      const http = new SyncHttpClient();
+      const http = new HttpBatchClient();
 
       runtime.http.get('/v1/functions', async () => functionListing(registered));
 
@@ -142,7 +140,12 @@ export function createFunctionsPlugin(): QuarryPlugin {
         runtime.log.info(`registered ${registered.length} user functions`, { functions: registered.map((entry) => entry.name) });
       });
 
-      runtime.hooks.shutdown.stop.tapPromise({ name: FUNCTIONS_PLUGIN_NAME, stage: STAGE.STOP_PLUGINS }, () => http.close());
+      // Remote calls still out when shutdown_timeout expires fail then, with the engine's
+      // interrupt: the engine threads waiting for them cannot be interrupted otherwise.
+      runtime.hooks.shutdown.drain.tapPromise(FUNCTIONS_PLUGIN_NAME, async ({ signal }) => {
+        signal.addEventListener('abort', () => http.close(), { once: true });
+      });
+      runtime.hooks.shutdown.stop.tapPromise({ name: FUNCTIONS_PLUGIN_NAME, stage: STAGE.STOP_PLUGINS }, async () => http.close());
     },
   };
 }

@@ -1,9 +1,8 @@
-import type { DuckDBType } from '@duckdb/node-api';
-import { BIGINT, BOOLEAN, DOUBLE, FLOAT, INTEGER, VARCHAR, type DuckDBScalarFunction } from '../../core/engine/duckdb-api.js';
+import type { AsyncScalarFunction } from '../../core/engine/native/async-scalar.js';
 import { BlockList, isIP } from 'node:net';
 import { parseDuration, parseSize } from '../../core/units.js';
 import type { FunctionDeclaration } from './schema.js';
-import type { SyncHttpClient } from './sync-http.js';
+import type { HttpBatchClient, HttpOutcome } from './http-batch.js';
 import { httpScalarFunction, jsonPostHeaders } from './http-scalar.js';
 import { parseFunctionType, type FunctionType } from './types.js';
 
@@ -60,18 +59,6 @@ export function checkEndpointRanges(endpoint: string, ranges: unknown): void {
   }
 }
 
-/** Remote functions exchange JSON, so only types with a plain JSON form are accepted. */
-export function duckdbType(type: FunctionType, where: string): DuckDBType {
-  if (type.kind === 'primitive') {
-    if (type.family === 'bigint') return BIGINT;
-    if (type.family === 'integer') return INTEGER;
-    if (type.family === 'float') return type.sql === 'FLOAT' ? FLOAT : DOUBLE;
-    if (type.family === 'string') return VARCHAR;
-    if (type.family === 'boolean') return BOOLEAN;
-  }
-  throw new Error(`${where}: remote functions take and return int, float, utf8 or boolean values only`);
-}
-
 /** A JSON value from the endpoint → what the output vector accepts for the declared type. */
 export function fromJson(value: unknown, type: FunctionType): unknown {
   if (value === null || value === undefined) return null;
@@ -89,18 +76,12 @@ export function fromJson(value: unknown, type: FunctionType): unknown {
   }
 }
 
-/** BIGINT values arrive as bigint; JSON has numbers (kept exact as text when too large). */
-export function toJson(value: unknown): unknown {
-  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
-  return value ?? null;
-}
-
 /**
- * The JS scalar UDF of an http(s) function: each DuckDB chunk (up to 2048 rows) is cut into
+ * The engine function of an http(s) function: each DuckDB chunk (up to 2048 rows) is cut into
  * batches of batch_size rows, POSTed as {"rows":[{arg: value}]} with batch_concurrency in
  * flight, and each answer must be {"values":[...]} with one value per row.
  */
-export function remoteScalarFunction(declaration: FunctionDeclaration, options: RemoteOptions, http: SyncHttpClient): DuckDBScalarFunction {
+export function remoteScalarFunction(declaration: FunctionDeclaration, options: RemoteOptions, http: HttpBatchClient): AsyncScalarFunction {
   const returns = parseFunctionType(declaration.signature.returns as string);
   const headers = jsonPostHeaders('application/json', options.authBearer);
   return httpScalarFunction({
@@ -109,10 +90,10 @@ export function remoteScalarFunction(declaration: FunctionDeclaration, options: 
     from: declaration.from,
     args: declaration.signature.args.map((arg) => ({ name: arg.name, type: parseFunctionType(arg.type) })),
     returns,
-    evaluate: (rows) => {
+    evaluate: async (rows) => {
       const batches: Array<typeof rows> = [];
       for (let start = 0; start < rows.length; start += options.batchSize) batches.push(rows.slice(start, start + options.batchSize));
-      const outcomes = http.postAll(
+      const outcomes = await http.postAll(
         batches.map((batch) => ({ url: declaration.from, headers, body: JSON.stringify({ rows: batch }) })),
         { timeoutMs: options.timeoutMs, maxBytes: options.maxResponseBytes, concurrency: options.batchConcurrency },
       );
@@ -122,7 +103,7 @@ export function remoteScalarFunction(declaration: FunctionDeclaration, options: 
 }
 
 /** Checks one answer: 2xx, JSON, `values` with exactly one entry per row sent. */
-function batchValues(outcome: ReturnType<SyncHttpClient['postAll']>[number], expected: number): unknown[] {
+function batchValues(outcome: HttpOutcome, expected: number): unknown[] {
   if (!outcome.ok) throw new Error(outcome.error);
   if (outcome.status < 200 || outcome.status > 299) throw new Error(`HTTP ${outcome.status}: ${outcome.text.slice(0, 256)}`);
   let parsed: unknown;

@@ -1,8 +1,8 @@
-import type { DuckDBScalarFunction } from '../../core/engine/duckdb-api.js';
+import type { AsyncScalarFunction } from '../../core/engine/native/async-scalar.js';
 import { checkEndpointRanges, fromJson, remoteOptions } from './remote.js';
 import { httpScalarFunction, jsonPostHeaders } from './http-scalar.js';
 import type { ToolDeclaration } from './schema.js';
-import type { HttpOutcome, SyncHttpClient } from './sync-http.js';
+import type { HttpBatchClient, HttpOutcome } from './http-batch.js';
 import { parseFunctionType, type FunctionType } from './types.js';
 
 /** Spice's bound: at most 16 tool calls in flight per query chunk. */
@@ -14,8 +14,8 @@ export type SqlTool = ToolDeclaration & { from: string; signature: NonNullable<T
 /**
  * Why a tool with `as_sql: true` stays LLM-only, or undefined when it can be a SQL function.
  * Only `from: http(s)://` tools can be called here: the other tool kinds of Spice (built-in
- * tools such as `sql`, proxied MCP servers) would have to run asynchronously — a query
- * inside a query, an MCP round trip — which a DuckDB JS function cannot wait for.
+ * tools such as `sql`, proxied MCP servers) would be a query inside a query or an MCP round
+ * trip per row, which this release does not offer.
  */
 export function sqlToolRefusal(tool: ToolDeclaration): string | undefined {
   if (!tool.signature) return 'it has no signature (args and returns are needed to register a SQL function)';
@@ -45,10 +45,10 @@ function toolValue(outcome: HttpOutcome, returns: FunctionType): unknown {
 /**
  * The scalar UDF of an `as_sql` tool: one POST per row with the arguments as a JSON object
  * (`{"address": "..."}`), at most 16 in flight, answers written back in row order. A chunk
- * (≤ 2048 rows) must be done within `params.timeout` (default 30s): that bounds how long the
- * JS thread is blocked (see sync-http.ts). Always volatile: a tool may answer differently each call.
+ * (≤ 2048 rows) must be done within `params.timeout` (default 30s): that bounds how long an
+ * engine thread waits for it. Always volatile: a tool may answer differently each call.
  */
-export function sqlToolFunction(tool: SqlTool, http: SyncHttpClient): DuckDBScalarFunction {
+export function sqlToolFunction(tool: SqlTool, http: HttpBatchClient): AsyncScalarFunction {
   const options = remoteOptions(tool.params);
   checkEndpointRanges(tool.from, tool.params.allowed_endpoint_ranges);
   const returns = parseFunctionType(tool.signature.returns);
@@ -59,9 +59,9 @@ export function sqlToolFunction(tool: SqlTool, http: SyncHttpClient): DuckDBScal
     from: tool.from,
     args: tool.signature.args.map((arg) => ({ name: arg.name, type: parseFunctionType(arg.type) })),
     returns,
-    evaluate: (rows) => {
+    evaluate: async (rows) => {
       const jobs = rows.map((row) => ({ url: tool.from, headers, body: JSON.stringify(row) }));
-      const outcomes = http.postAll(jobs, { timeoutMs: options.timeoutMs, maxBytes: options.maxResponseBytes, concurrency: TOOL_CALL_CONCURRENCY, deadlineMs: options.timeoutMs });
+      const outcomes = await http.postAll(jobs, { timeoutMs: options.timeoutMs, maxBytes: options.maxResponseBytes, concurrency: TOOL_CALL_CONCURRENCY, deadlineMs: options.timeoutMs });
       return outcomes.map((outcome, row) => {
         try {
           return toolValue(outcome, returns);

@@ -76,3 +76,59 @@ functions:
   t.is((error as { code?: string }).code, 'FUNCTION_REGISTRATION_FAILED');
   t.is(error?.message, 'functions[0] (outside): endpoint http://127.0.0.1:9/x is outside params.allowed_endpoint_ranges (10.0.0.0/8)');
 });
+
+/** Resolves once the fake endpoint holds `count` POSTs (each check is a round trip to it). */
+async function untilHeld(server: Awaited<ReturnType<typeof startRemoteServer>>, count: number): Promise<void> {
+  while ((await server.held()) < count) await new Promise((resolve) => setImmediate(resolve));
+}
+
+const heldManifest = (url: string) => `runtime:
+  shutdown_timeout: 1s
+  functions:
+    enabled: true
+functions:
+  - name: held_answer
+    from: ${url}/held
+    signature: { args: [{ name: x, type: int64 }], returns: int64 }
+    params: { timeout: 60s }
+`;
+
+test('a remote call being waited on leaves the runtime free: other queries answer, then the call completes', async (t) => {
+  const server = await startRemoteServer();
+  try {
+    await withRuntime(t, { manifest: heldManifest(server.url), flight: true }, async ({ sql, baseUrl }) => {
+      const waiting = sql('SELECT held_answer(1) AS x', { accept: 'application/json' });
+      await untilHeld(server, 1);
+      // Answered by this very process while its remote call is out (a blocked event loop
+      // could answer neither before the call's 60 s timeout).
+      t.deepEqual(await (await sql('SELECT 42 AS x', { accept: 'application/json' })).json(), [{ x: 42 }]);
+      t.is((await fetch(`${baseUrl}/health`)).status, 200);
+      t.is(await server.held(), 1, 'the remote call is still out');
+      t.is(await server.release(), 1);
+      const answer = await waiting;
+      t.is(answer.status, 200);
+      t.deepEqual(await answer.json(), [{ x: 2 }], 'the held call completes with the endpoint\'s value');
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+test('shutdown with a remote call out: the call fails with a coded error and the runtime stops', async (t) => {
+  const server = await startRemoteServer();
+  try {
+    let waiting: Promise<Response> | undefined;
+    await withRuntime(t, { manifest: heldManifest(server.url) }, async ({ sql }) => {
+      waiting = sql('SELECT held_answer(range) AS x FROM range(3)', { accept: 'application/json' });
+      await untilHeld(server, 1);
+    });
+    // withRuntime stopped the runtime: shutdown_timeout (1 s) passed, plugins stopped, and the
+    // call still out was failed rather than waited for (its own timeout is 60 s).
+    const answer = await waiting!;
+    t.not(answer.status, 200);
+    t.regex(await answer.text(), /"code":"(FUNCTION_CALL_FAILED|QUERY_CANCELLED|SHUTTING_DOWN)"/);
+    t.is(await server.held(), 1, 'the endpoint never answered');
+  } finally {
+    await server.close();
+  }
+});
