@@ -50,7 +50,8 @@ export class AsyncScalarFunction {
     const native = helper();
     this.#definition = native.define(spec.name, spec.parameterTypes.map((type) => TYPE_IDS[type]), TYPE_IDS[spec.returnType], (columns, rowCount, ticket) => {
       // Every path answers the ticket: the engine thread waits for it.
-      spec.evaluate(columns, rowCount).then(
+      // A handler that throws at once fails its chunk like one that rejects.
+      Promise.resolve().then(() => spec.evaluate(columns, rowCount)).then(
         (values) => native.complete(ticket, values, null),
         (error: unknown) => native.complete(ticket, null, error instanceof Error ? error.message : String(error)),
       );
