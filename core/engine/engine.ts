@@ -34,8 +34,6 @@ import { columnDefinitions } from './fetch/duckdb-column-types.js';
 import { logicalPlanText } from './logical-plan.js';
 import { preparedParameterSchema, preparedResultSchema } from './prepared-schemas.js';
 
-export type { PreparedQuery } from './prepared-query.js';
-
 /**
  * How long start-up waits for fetch sources to give their columns before the listeners bind.
  * A healthy source answers well within it (its datasets are there from the first request); a
@@ -388,6 +386,7 @@ export class Engine implements EngineApi {
         prepared: statement,
         connection,
         signal,
+        maxValueBytes: this.#options.manifest.runtime.query.max_value_size,
         onFinish: (discard) => {
           statement.destroySync();
           release(discard);
@@ -502,7 +501,7 @@ export class Engine implements EngineApi {
             bindParameters(prepared, parameters);
             const mode = this.#resultModes.modeFor(sql);
             return await streamResult({
-              prepared, connection, signal, onFinish: finish, mapError,
+              prepared, connection, signal, onFinish: finish, mapError, maxValueBytes: this.#options.manifest.runtime.query.max_value_size,
               interruptedByRuntime: () => this.#pool.interruptedAll,
               materialize: mode === 'materialize',
               onComplete: (seen) => this.#resultModes.learn(sql, mode, seen),

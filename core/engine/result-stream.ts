@@ -28,6 +28,8 @@ export async function streamResult(options: {
   interruptedByRuntime?: () => boolean;
   /** Told the chunks and rows of a result read to its end. */
   onComplete?: (seen: ChunkCounters) => void;
+  /** The longest string or blob of the result (runtime.query.max_value_size). */
+  maxValueBytes?: number;
 }): Promise<EngineStream> {
   const { connection, signal } = options;
   let engineMs = 0;
@@ -47,7 +49,7 @@ export async function streamResult(options: {
   let opened: Awaited<ReturnType<typeof openBatchStream>>;
   try {
     const result = options.materialize ? await options.prepared.run() : await options.prepared.stream();
-    opened = await openBatchStream(result, { counters });
+    opened = await openBatchStream(result, { counters, maxValueBytes: options.maxValueBytes });
   } catch (error) {
     signal.removeEventListener('abort', onAbort);
     throw signal.aborted || options.interruptedByRuntime?.() ? error : unrequestedInterrupt(error);

@@ -1,5 +1,6 @@
 import { Field, Int64, Schema, Utf8 } from 'apache-arrow';
-import type { Engine, PreparedQuery } from '../engine/engine.js';
+import type { Engine } from '../engine/engine.js';
+import type { PreparedQuery } from '../engine/prepared-query.js';
 import type { StatementKind } from '../pipeline/types.js';
 
 export interface StatementDescription {

@@ -11,7 +11,7 @@ import { LRUCache } from 'lru-cache';
 import { LazyAbort } from './lazy-abort.js';
 import { DEFAULT_MAX_SQL_LENGTH } from '../manifest/sections/runtime-core.js';
 import { complexityRefusal, neverStatement, neverStatementError, writeStatement } from '../engine/statement-gate.js';
-import type { PreparedQuery } from '../engine/engine.js';
+import type { PreparedQuery } from '../engine/prepared-query.js';
 import type { EncodedAnswer, InboundRequest, Principal, Protocol, QueryOutcome, QueryRequest, QueryResult, ResultMemo } from './types.js';
 
 /**

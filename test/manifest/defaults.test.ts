@@ -10,7 +10,7 @@ const EMPTY_RUNTIME = {
   shutdown_timeout: 30_000,
   ready_state: 'on_load',
   output_level: 'info',
-  query: { spill_compression: 'zstd', max_sql_length: 1024 * 1024 },
+  query: { spill_compression: 'zstd', max_sql_length: 1024 * 1024, max_value_size: 64 * 1024 * 1024 },
   params: {},
   flight: { do_put_rate_limit_enabled: true },
   cors: { enabled: false, allowed_origins: ['*'] },

@@ -10,8 +10,10 @@ import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
 import { makeData, RecordBatch, Struct, type Schema } from 'apache-arrow';
 import type { ColumnAccumulator } from './accumulators/column-accumulator.js';
 import { createAccumulator } from './accumulators/create-accumulator.js';
+import { ValueTooLarge } from './accumulators/value-too-large.js';
 import { chunkRowCount, chunkVector, type RawVector } from './duckdb-vectors.js';
 import { rowRange } from './row-selection.js';
+import { QuarryError } from '../../errors/quarry-error.js';
 
 export interface BatchSizeOptions {
   /** Cut a batch at this many rows (default 65,536). */
@@ -22,7 +24,16 @@ export interface BatchSizeOptions {
    * the target makes a bigger batch.
    */
   readonly targetBytesPerBatch?: number;
+  /** The longest string or blob a result may carry (runtime.query.max_value_size); longer is RESULT_VALUE_TOO_LARGE. */
+  readonly maxValueBytes?: number;
 }
+
+/**
+ * A chunk whose strings and blobs hold more than this is cut into batches of about this
+ * size (one row at least), so the runtime never holds one huge chunk's values twice over.
+ * Below it chunks are never cut by bytes (the usual case keeps its batch shapes).
+ */
+export const LARGE_CHUNK_BYTES = 16 * 1024 * 1024;
 
 export const DEFAULT_TARGET_ROWS_PER_BATCH = 65_536;
 /**
@@ -52,6 +63,10 @@ export class BatchAssembler {
   private readonly vectors: RawVector[];
   private readonly targetRows: number;
   private readonly targetBytes: number;
+  /** Columns whose rows can be large (strings, blobs), by index. */
+  private readonly sizedColumns: number[];
+  /** Variable-width bytes of each row of the current chunk (reused). */
+  private readonly rowSizes = new Float64Array(2048);
   private rows = 0;
 
   /**
@@ -63,7 +78,8 @@ export class BatchAssembler {
       throw new Error(`schema has ${schema.fields.length} fields but the result has ${duckdbTypes.length} columns`);
     }
     this.schema = schema;
-    this.columns = duckdbTypes.map((type, i) => createAccumulator(type, schema.fields[i]!.type));
+    this.columns = duckdbTypes.map((type, i) => createAccumulator(type, schema.fields[i]!.type, options.maxValueBytes));
+    this.sizedColumns = this.columns.flatMap((column, i) => (column.addRowSizes ? [i] : []));
     this.vectors = new Array<RawVector>(this.columns.length);
     this.targetRows = Math.max(1, Math.floor(options.targetRowsPerBatch ?? DEFAULT_TARGET_ROWS_PER_BATCH));
     this.targetBytes = Math.max(1, options.targetBytesPerBatch ?? DEFAULT_TARGET_BYTES_PER_BATCH);
@@ -88,20 +104,60 @@ export class BatchAssembler {
     const columns = this.columns;
     const vectors = this.vectors;
     for (let i = 0; i < columns.length; i++) vectors[i] = chunkVector(raw, i);
+    const sizes = this.measureRows(chunkRows);
     if (this.rows > 0) {
       const bytes = this.bufferedBytes();
       if (bytes + (bytes / this.rows) * Math.min(chunkRows, this.targetRows - this.rows) > this.targetBytes) completed.push(this.emit());
     }
     let start = 0;
     while (start < chunkRows) {
-      const take = Math.min(chunkRows - start, this.targetRows - this.rows);
+      let take = Math.min(chunkRows - start, this.targetRows - this.rows);
+      if (sizes !== null) take = rowsWithin(sizes, start, take, LARGE_CHUNK_BYTES - this.bufferedBytes());
       const rows = rowRange(start, take);
-      for (let i = 0; i < columns.length; i++) columns[i]!.append(vectors[i]!, chunkRows, rows);
+      for (let i = 0; i < columns.length; i++) this.appendColumn(i, vectors[i]!, chunkRows, rows);
       this.rows += take;
       start += take;
-      if (this.rows >= this.targetRows || this.bufferedBytes() >= this.targetBytes) completed.push(this.emit());
+      if (this.rows >= this.targetRows || this.bufferedBytes() >= this.targetBytes || (sizes !== null && start < chunkRows)) completed.push(this.emit());
     }
     return completed;
+  }
+
+  /**
+   * The chunk's per-row variable-width bytes when they add up to more than LARGE_CHUNK_BYTES
+   * (the chunk is then cut by them), else null. Checks every value against the limit first.
+   */
+  private measureRows(chunkRows: number): Float64Array | null {
+    if (this.sizedColumns.length === 0) return null;
+    const sizes = this.rowSizes.fill(0, 0, chunkRows);
+    for (const index of this.sizedColumns) {
+      try {
+        this.columns[index]!.addRowSizes!(this.vectors[index]!, chunkRows, sizes);
+      } catch (error) {
+        throw this.columnError(index, error);
+      }
+    }
+    let total = 0;
+    for (let row = 0; row < chunkRows; row++) total += sizes[row]!;
+    return total > LARGE_CHUNK_BYTES ? sizes : null;
+  }
+
+  private appendColumn(index: number, vector: RawVector, chunkRows: number, rows: ReturnType<typeof rowRange>): void {
+    try {
+      this.columns[index]!.append(vector, chunkRows, rows);
+    } catch (error) {
+      throw this.columnError(index, error);
+    }
+  }
+
+  /** A value over the limit as the coded error naming its column; other failures unchanged. */
+  private columnError(index: number, error: unknown): unknown {
+    if (!(error instanceof ValueTooLarge)) return error;
+    const column = this.schema.fields[index]!.name;
+    return new QuarryError(
+      'RESULT_VALUE_TOO_LARGE',
+      `column "${column}" has a value of ${error.bytes} bytes; a result value may be at most ${error.limit} bytes (runtime.query.max_value_size). Select part of it (substr, left) or raise the limit`,
+      { details: { column, bytes: error.bytes, limit: error.limit } },
+    );
   }
 
   /** The partial batch of everything appended since the last emitted one, if any. */
@@ -123,4 +179,15 @@ export class BatchAssembler {
     const data = makeData({ type: new Struct(this.schema.fields), length, nullCount: 0, children });
     return new RecordBatch(this.schema, data);
   }
+}
+
+/** How many rows from `start` (at most `most`, at least one) fit in `room` bytes of `sizes`. */
+function rowsWithin(sizes: Float64Array, start: number, most: number, room: number): number {
+  let take = 0;
+  while (take < most) {
+    room -= sizes[start + take]!;
+    if (room < 0 && take > 0) break;
+    take++;
+  }
+  return take;
 }

@@ -40,9 +40,18 @@ export class GrowableBytes {
   /**
    * The written bytes, copied into their own ArrayBuffer (at offset 0); the builder starts
    * over empty with its capacity kept, since the next batch of a result is usually as large.
+   * Past SHRINK_ABOVE, a buffer at least half full is handed over instead (no copy).
    * A capacity far beyond what the batch needed (one exceptional batch) is given back.
    */
   take(): Uint8Array {
+    if (this.length > SHRINK_ABOVE && this.length * 2 >= this.bytes.length) {
+      // A batch of huge values (a chunk cut by bytes): hand the buffer over rather than copy
+      // tens of MiB once more; its slack is at most the written size.
+      const handedOver = this.bytes.subarray(0, this.length);
+      this.bytes = new Uint8Array(this.initialCapacity);
+      this.length = 0;
+      return handedOver;
+    }
     const taken = this.bytes.slice(0, this.length);
     if (this.bytes.length > SHRINK_ABOVE && this.bytes.length > 4 * this.length) {
       this.bytes = new Uint8Array(Math.max(this.initialCapacity, this.length * 2));

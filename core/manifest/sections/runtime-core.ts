@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { durationSchema, sizeSchema } from '../../units.js';
+import { DEFAULT_MAX_VALUE_BYTES } from '../../engine/arrow/accumulators/value-too-large.js';
 
 /**
  * The `runtime:` fields the core owns (engine, lifecycle, listeners). Plugin-owned
@@ -9,6 +10,9 @@ import { durationSchema, sizeSchema } from '../../units.js';
 /** `runtime.query.max_sql_length` unless set: 1 MiB of characters. */
 export const DEFAULT_MAX_SQL_LENGTH = 1024 * 1024;
 
+/** The largest `runtime.query.max_value_size` accepted: a batch of Arrow strings addresses at most 2 GiB. */
+const MAX_VALUE_SIZE_CEILING = 1024 * 1024 * 1024;
+
 export const querySchema = z
   .strictObject({
     /** Default: 90% of the memory the process may use (cgroup limit, else total memory), computed at start-up. */
@@ -17,8 +21,12 @@ export const querySchema = z
     temp_directory: z.string().min(1).optional(),
     /** Longest SQL text accepted, in characters (SQL_TOO_LONG above it). */
     max_sql_length: sizeSchema().refine((length) => length > 0, 'expected a length greater than 0, e.g. 1MiB').default(DEFAULT_MAX_SQL_LENGTH),
+    /** Longest string or blob a result may carry (RESULT_VALUE_TOO_LARGE above it); Arrow's 32-bit offsets cap it at 1 GiB. */
+    max_value_size: sizeSchema()
+      .refine((size) => size > 0 && size <= MAX_VALUE_SIZE_CEILING, 'expected a size from 1 byte to 1GiB, e.g. 64MiB')
+      .default(DEFAULT_MAX_VALUE_BYTES),
   })
-  .default({ spill_compression: 'zstd', max_sql_length: DEFAULT_MAX_SQL_LENGTH });
+  .default({ spill_compression: 'zstd', max_sql_length: DEFAULT_MAX_SQL_LENGTH, max_value_size: DEFAULT_MAX_VALUE_BYTES });
 
 /** `runtime.tls`: TLS for every listener. Cross-field rules live in the manifest's refinements. */
 export const tlsSchema = z.strictObject({

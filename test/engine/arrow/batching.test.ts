@@ -167,3 +167,35 @@ test('stopping early ends the stream cleanly and the connection serves the next 
   }
   t.deepEqual(await (await connection.run('SELECT 42 AS x')).getRowsJS(), [[42]]);
 });
+
+test('a chunk of huge strings is cut into batches of about 16 MiB, one row at least, values whole', async (t) => {
+  const connection = await connect();
+  // 10 rows of 6 MB each: one engine chunk of 60 MB.
+  const { batches } = await collect(connection, "SELECT i::INTEGER AS id, repeat(chr(65 + i::INTEGER), 6000000) AS big FROM range(10) t(i) ORDER BY i");
+  t.deepEqual(batches.map((batch) => batch.numRows), [2, 2, 2, 2, 2], 'two 6 MB rows fit under 16 MiB, a third does not');
+  let row = 0;
+  for (const batch of batches) {
+    const [, big] = batch.data.children as [Data, Data];
+    for (let r = 0; r < batch.numRows; r++, row++) {
+      const text = utf8(big, r);
+      t.true(text.length === 6_000_000 && text[0] === String.fromCharCode(65 + row) && text.at(-1) === String.fromCharCode(65 + row), `row ${row} whole`);
+    }
+  }
+  const single = await collect(connection, "SELECT repeat('x', 20000000) AS big FROM range(3)");
+  t.deepEqual(single.batches.map((batch) => batch.numRows), [1, 1, 1], 'a value above 16 MiB makes a batch of its own');
+});
+
+test('a value longer than maxValueBytes fails the result with RESULT_VALUE_TOO_LARGE naming its column, nested values too', async (t) => {
+  const connection = await connect();
+  const read = async (sql: string) => {
+    const { batches } = await openBatchStream(await connection.stream(sql), { maxValueBytes: 1000 });
+    for await (const batch of batches) void batch;
+  };
+  const top = await t.throwsAsync(read("SELECT 'short' AS fine, repeat('x', 1001) AS long_one"));
+  t.is((top as { code?: string }).code, 'RESULT_VALUE_TOO_LARGE');
+  t.regex(top!.message, /^column "long_one" has a value of 1001 bytes; a result value may be at most 1000 bytes \(runtime\.query\.max_value_size\)/);
+  const nested = await t.throwsAsync(read("SELECT [repeat('y', 2000)] AS listed"));
+  t.is((nested as { code?: string }).code, 'RESULT_VALUE_TOO_LARGE');
+  t.regex(nested!.message, /column "listed" has a value of 2000 bytes/);
+  await t.notThrowsAsync(read("SELECT repeat('x', 1000) AS exactly_at_the_limit, NULL::VARCHAR AS nothing"));
+});

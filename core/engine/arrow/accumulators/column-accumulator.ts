@@ -20,5 +20,11 @@ export interface ColumnAccumulator {
    * reading its memory).
    */
   append(vector: RawVector, vectorLength: number, rows: RowSelection): void;
+  /**
+   * Adds each row's variable-width bytes to `sizes[row]` (columns whose rows can be large
+   * only), so the assembler can cut a chunk of huge values into several batches. Throws
+   * ValueTooLarge for a value above the result's limit, before anything is copied.
+   */
+  addRowSizes?(vector: RawVector, vectorLength: number, sizes: Float64Array): void;
   finish(): Data;
 }

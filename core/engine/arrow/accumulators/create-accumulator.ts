@@ -24,14 +24,17 @@ import { StringAccumulator } from './string-accumulator.js';
 import { StructAccumulator } from './struct-accumulator.js';
 import { BigNumAccumulator, BitAccumulator, TimeTzAccumulator, UuidAccumulator, VariantAccumulator } from './text-rendered-accumulators.js';
 import { UnionAccumulator } from './union-accumulator.js';
+import { DEFAULT_MAX_VALUE_BYTES } from './value-too-large.js';
 import { WideningDecimalAccumulator } from './widening-decimal-accumulator.js';
 
 /**
  * The accumulator converting a DuckDB column of `duckdbType` into `arrowType`, which must
  * be the type `arrowTypeFor(duckdbType)` produced for the schema: batches have to carry
  * the schema's own type objects (a Dictionary's id ties its batches to its field).
+ * `maxValueBytes` bounds every string and blob, nested ones included.
  */
-export function createAccumulator(duckdbType: DuckDBType, arrowType: DataType): ColumnAccumulator {
+export function createAccumulator(duckdbType: DuckDBType, arrowType: DataType, maxValueBytes: number = DEFAULT_MAX_VALUE_BYTES): ColumnAccumulator {
+  const child = (type: DuckDBType, childArrowType: DataType) => createAccumulator(type, childArrowType, maxValueBytes);
   switch (duckdbType.typeId) {
     case DuckDBTypeId.BOOLEAN:
       return new BooleanAccumulator();
@@ -71,7 +74,7 @@ export function createAccumulator(duckdbType: DuckDBType, arrowType: DataType): 
     case DuckDBTypeId.VARCHAR:
     case DuckDBTypeId.BLOB:
     case DuckDBTypeId.GEOMETRY:
-      return new StringAccumulator(arrowType as Utf8 | Binary);
+      return new StringAccumulator(arrowType as Utf8 | Binary, maxValueBytes);
     case DuckDBTypeId.INTERVAL:
       return new IntervalAccumulator();
     case DuckDBTypeId.UUID:
@@ -93,31 +96,31 @@ export function createAccumulator(duckdbType: DuckDBType, arrowType: DataType): 
     }
     case DuckDBTypeId.LIST: {
       const listType = arrowType as List;
-      return new ListAccumulator(listType, createAccumulator((duckdbType as DuckDBListType).valueType, listType.valueType));
+      return new ListAccumulator(listType, child((duckdbType as DuckDBListType).valueType, listType.valueType));
     }
     case DuckDBTypeId.MAP: {
       const mapType = arrowType as Map_;
       const entriesType = mapType.childType as Struct;
       const { keyType, valueType } = duckdbType as DuckDBMapType;
       const entries = new StructAccumulator(entriesType, [
-        createAccumulator(keyType, entriesType.children[0]!.type),
-        createAccumulator(valueType, entriesType.children[1]!.type),
+        child(keyType, entriesType.children[0]!.type),
+        child(valueType, entriesType.children[1]!.type),
       ]);
       return new ListAccumulator(mapType, entries);
     }
     case DuckDBTypeId.ARRAY: {
       const listType = arrowType as FixedSizeList;
-      return new FixedSizeListAccumulator(listType, createAccumulator((duckdbType as DuckDBArrayType).valueType, listType.valueType));
+      return new FixedSizeListAccumulator(listType, child((duckdbType as DuckDBArrayType).valueType, listType.valueType));
     }
     case DuckDBTypeId.STRUCT: {
       const structType = arrowType as Struct;
       const { entryTypes } = duckdbType as DuckDBStructType;
-      return new StructAccumulator(structType, entryTypes.map((type, i) => createAccumulator(type, structType.children[i]!.type)));
+      return new StructAccumulator(structType, entryTypes.map((type, i) => child(type, structType.children[i]!.type)));
     }
     case DuckDBTypeId.UNION: {
       const unionType = arrowType as SparseUnion;
       const { memberTypes } = duckdbType as DuckDBUnionType;
-      return new UnionAccumulator(unionType, memberTypes.map((type, i) => createAccumulator(type, unionType.children[i]!.type)));
+      return new UnionAccumulator(unionType, memberTypes.map((type, i) => child(type, unionType.children[i]!.type)));
     }
     default:
       throw new Error(`no Arrow conversion for DuckDB type ${String(duckdbType)}`);

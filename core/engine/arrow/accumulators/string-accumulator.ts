@@ -4,6 +4,7 @@ import { GrowableBytes, INITIAL_ROWS } from '../growable-bytes.js';
 import type { RowSelection } from '../row-selection.js';
 import { ValidityBuilder } from '../validity-builder.js';
 import type { ColumnAccumulator } from './column-accumulator.js';
+import { ValueTooLarge } from './value-too-large.js';
 
 /** DuckDB `string_t`: uint32 length, then ≤ 12 bytes inline or a 4-byte prefix and a pointer. */
 const STRING_T_BYTES = 16;
@@ -37,13 +38,29 @@ export class StringAccumulator implements ColumnAccumulator {
   private runLengths = new Int32Array(2048);
   length = 0;
 
-  constructor(readonly type: Utf8 | Binary) {
+  /** @param maxValueBytes the longest value a result may carry (runtime.query.max_value_size). */
+  constructor(
+    readonly type: Utf8 | Binary,
+    private readonly maxValueBytes: number,
+  ) {
     new Int32Array(this.offsets.bytes.buffer, 0, 1)[0] = 0;
     this.offsets.length = 4;
   }
 
   get byteLength(): number {
     return this.data.length + this.offsets.length;
+  }
+
+  addRowSizes(vector: RawVector, vectorLength: number, sizes: Float64Array): void {
+    const mask = vectorValidity(vector, vectorLength);
+    const source = vectorBytes(vector, vectorLength * STRING_T_BYTES);
+    const words = new Uint32Array(source.buffer, source.byteOffset, vectorLength * 4);
+    for (let row = 0; row < vectorLength; row++) {
+      if (mask !== null && ((mask[row >> 3]! >> (row & 7)) & 1) === 0) continue;
+      const length = words[row << 2]!;
+      if (length > this.maxValueBytes) throw new ValueTooLarge(length, row, this.maxValueBytes);
+      sizes[row]! += length;
+    }
   }
 
   append(vector: RawVector, vectorLength: number, rows: RowSelection): void {
@@ -59,7 +76,12 @@ export class StringAccumulator implements ColumnAccumulator {
     let total = 0;
     for (let i = 0; i < count; i++) {
       const row = indexes === null ? start + i : indexes[i]!;
-      if (mask === null || ((mask[row >> 3]! >> (row & 7)) & 1) === 1) total += words[row << 2]!;
+      if (mask === null || ((mask[row >> 3]! >> (row & 7)) & 1) === 1) {
+        const length = words[row << 2]!;
+        // Top-level columns were checked by addRowSizes; strings inside lists and structs are checked here.
+        if (length > this.maxValueBytes) throw new ValueTooLarge(length, row, this.maxValueBytes);
+        total += length;
+      }
     }
     if (this.data.length + total > MAX_OFFSET) {
       throw new Error(`a string column exceeds 2 GiB in one batch (${this.data.length + total} bytes); lower the batch size`);
