@@ -24,7 +24,7 @@ export interface BatchSizeOptions {
    * the target makes a bigger batch.
    */
   readonly targetBytesPerBatch?: number;
-  /** The longest string or blob a result may carry (runtime.query.max_value_size); longer is RESULT_VALUE_TOO_LARGE. */
+  /** The longest string or blob a result may carry (runtime.query.max_value_size for user queries; no limit when unset); longer is RESULT_VALUE_TOO_LARGE. */
   readonly maxValueBytes?: number;
 }
 

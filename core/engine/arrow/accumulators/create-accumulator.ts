@@ -24,16 +24,16 @@ import { StringAccumulator } from './string-accumulator.js';
 import { StructAccumulator } from './struct-accumulator.js';
 import { BigNumAccumulator, BitAccumulator, TimeTzAccumulator, UuidAccumulator, VariantAccumulator } from './text-rendered-accumulators.js';
 import { UnionAccumulator } from './union-accumulator.js';
-import { DEFAULT_MAX_VALUE_BYTES } from './value-too-large.js';
 import { WideningDecimalAccumulator } from './widening-decimal-accumulator.js';
 
 /**
  * The accumulator converting a DuckDB column of `duckdbType` into `arrowType`, which must
  * be the type `arrowTypeFor(duckdbType)` produced for the schema: batches have to carry
  * the schema's own type objects (a Dictionary's id ties its batches to its field).
- * `maxValueBytes` bounds every string and blob, nested ones included.
+ * `maxValueBytes` bounds every string and blob, nested ones included (none by default: user
+ * queries pass runtime.query.max_value_size).
  */
-export function createAccumulator(duckdbType: DuckDBType, arrowType: DataType, maxValueBytes: number = DEFAULT_MAX_VALUE_BYTES): ColumnAccumulator {
+export function createAccumulator(duckdbType: DuckDBType, arrowType: DataType, maxValueBytes = Number.POSITIVE_INFINITY): ColumnAccumulator {
   const child = (type: DuckDBType, childArrowType: DataType) => createAccumulator(type, childArrowType, maxValueBytes);
   switch (duckdbType.typeId) {
     case DuckDBTypeId.BOOLEAN:
