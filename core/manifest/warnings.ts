@@ -10,11 +10,17 @@ import { hasPath, isMapping, parsePath } from './path.js';
  * lands, and sections of plugins switched off.
  */
 export function documentWarnings(document: Record<string, unknown>, slices: readonly OwnedSlice[], pluginNames: readonly string[] = []): string[] {
-  return [...spiceOnlyWarnings(document), ...paramsWarnings(document), ...absentPluginWarnings(document, pluginNames), ...disabledSectionWarnings(document, slices)];
+  return [...versionWarnings(document), ...spiceOnlyWarnings(document), ...paramsWarnings(document), ...absentPluginWarnings(document, pluginNames), ...disabledSectionWarnings(document, slices)];
 }
 
 /** The plugin that serves `runtime.params.geo` (the spatial ST_* functions); a deployment may leave it out. */
 const GEO_PLUGIN = 'geo';
+
+/** An older Spice format loads; the author is told once what to write instead. */
+function versionWarnings(document: Record<string, unknown>): string[] {
+  if (document.version !== 'v1beta1') return [];
+  return ['version: v1beta1 is an older Spice format; it is loaded as v1, whose fields it uses. Write `version: v1` (or `v2`) to silence this warning'];
+}
 
 function spiceOnlyWarnings(document: Record<string, unknown>): string[] {
   const warnings: string[] = [];

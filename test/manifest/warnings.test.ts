@@ -92,3 +92,11 @@ test('every built-in plugin owns its sections and they are all in the bundle', (
     scheduler: ['runtime.scheduler'],
   });
 });
+
+test('a v1beta1 pod loads as v1 with one warning saying what to write; an unknown version lists the accepted ones', async (t) => {
+  const { manifest, warnings } = await load('version: v1beta1\nkind: Spicepod\nname: old\ndatasets: []\n');
+  t.is(manifest.version, 'v1beta1');
+  t.deepEqual(warnings, ['version: v1beta1 is an older Spice format; it is loaded as v1, whose fields it uses. Write `version: v1` (or `v2`) to silence this warning']);
+  const error = await t.throwsAsync(load('version: v3\n'));
+  t.regex(error!.message, /version.*v1beta1.*v1.*v2/s);
+});
