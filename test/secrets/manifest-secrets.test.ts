@@ -88,7 +88,7 @@ test('every missing secret is listed in one SECRET_NOT_FOUND error', async (t) =
   t.is((error as QuarryError).code, 'SECRET_NOT_FOUND');
   const lines = error!.message.split('\n').sort();
   t.is(lines.length, 3);
-  t.is(lines[0], 'environment variable "THREE" used at datasets[0].params.t is not set');
+  t.regex(lines[0]!, /^environment variable "THREE" used at datasets\[0\]\.params\.t is not set \(env: process environment, /);
   t.regex(lines[1]!, /^secret "one" used at runtime\.auth\.api-key\.keys\[0\]/);
   t.regex(lines[2]!, /^secret "two" used at runtime\.auth\.api-key\.keys\[1\]/);
   t.is((error as QuarryError).details?.missing, 3);
