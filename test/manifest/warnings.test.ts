@@ -100,3 +100,22 @@ test('a v1beta1 pod loads as v1 with one warning saying what to write; an unknow
   const error = await t.throwsAsync(load('version: v3\n'));
   t.regex(error!.message, /version.*v1beta1.*v1.*v2/s);
 });
+
+test('Spice\'s sqlite and postgres acceleration engines load with one warning each: the embedded engine serves them', async (t) => {
+  const { manifest, warnings } = await load(`datasets:
+  - from: file:a.csv
+    name: a
+    acceleration: { engine: sqlite }
+  - from: file:b.csv
+    name: b
+    acceleration: { engine: postgres, mode: file }
+  - from: file:c.csv
+    name: c
+    acceleration: { engine: arrow }
+`);
+  t.deepEqual(manifest.datasets.map((dataset) => dataset.acceleration?.engine), ['sqlite', 'postgres', 'arrow']);
+  t.deepEqual(warnings, [
+    "datasets[0] (a).acceleration.engine: sqlite is served by Quarry's embedded DuckDB engine, in memory; no SQLite file is used",
+    "datasets[1] (b).acceleration.engine: postgres is served by Quarry's embedded DuckDB engine, in a DuckDB file under .quarry/acceleration/; no PostgreSQL server is used",
+  ]);
+});
