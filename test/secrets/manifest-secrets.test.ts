@@ -34,6 +34,14 @@ datasets:
   t.deepEqual(manifest.datasets[0]!.params, { user: 'shop', password: 'hunter22', dsn: 'postgres://shop:hunter22@db/shop' });
 });
 
+test('secrets: { store: env }, the mapping older Spice pods write, is the env store', async (t) => {
+  const { manifest } = await load('secrets:\n  store: env\ndatasets:\n  - from: file:x.csv\n    name: x\n    params:\n      token: "${ secrets:token }"\n', { files: { '.env': 'TOKEN=from-dotenv\n' } });
+  t.deepEqual(manifest.secrets, [{ from: 'env', name: 'env', params: {} }]);
+  t.is(manifest.datasets[0]!.params['token'], 'from-dotenv');
+  const other = await t.throwsAsync(load('secrets:\n  store: env\n  extra: 1\n'));
+  t.is((other as QuarryError).code, 'MANIFEST_INVALID', 'any other mapping is still refused');
+});
+
 test('secrets are replaced in every documented field', async (t) => {
   const env = { S: 'v4lue' };
   const { manifest } = await load(
