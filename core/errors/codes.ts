@@ -85,6 +85,7 @@ const coreCodes = {
   FLIGHT_HANDLE_NOT_FOUND: { http: 404, grpc: GRPC.NOT_FOUND, description: 'A statement ticket or prepared statement handle is unknown, closed, expired, or belongs to another caller.' },
   FLIGHT_RATE_LIMITED: { http: 429, grpc: GRPC.RESOURCE_EXHAUSTED, description: 'Too many DoPut calls or bytes from this caller (runtime.flight.do_put_rate_limit_enabled); retry after the `retry-after` seconds.' },
   FLIGHT_MESSAGE_TOO_LARGE: { http: 413, grpc: GRPC.RESOURCE_EXHAUSTED, description: 'A single row (or dictionary) does not fit in runtime.flight.max_message_size.' },
+  RESULT_TOO_LARGE_FOR_TABLE: { http: 413, grpc: GRPC.RESOURCE_EXHAUSTED, description: 'A result asked for as a text/plain table is over 16 MiB of text; tables are built whole to align their columns, while JSON and CSV stream any size.' },
   RESULT_VALUE_TOO_LARGE: { http: 413, grpc: GRPC.RESOURCE_EXHAUSTED, description: 'A string or blob of the result is longer than runtime.query.max_value_size (default 64 MiB); nothing of the result after it is sent.' },
   FLIGHT_UNAUTHENTICATED: { http: 401, grpc: GRPC.UNAUTHENTICATED, description: 'The Flight Handshake carried a malformed `authorization` header (expected `Basic base64(user:password)` or `Bearer <token>`).' },
   ROUTE_NOT_FOUND: { http: 404, grpc: GRPC.UNIMPLEMENTED, description: 'No such endpoint.' },

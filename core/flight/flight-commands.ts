@@ -79,6 +79,24 @@ export function requireCommand(bytes: Uint8Array, where: string): FlightCommand 
   return command;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Plain Flight: command or ticket bytes that are not a Flight SQL command, read as SQL text
+ * (Spice's SDKs send the query itself as the descriptor's command, and tickets of
+ * ListFlights hold a SELECT).
+ */
+export function plainSqlText(bytes: Uint8Array, what: string): string {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new QuarryError('FLIGHT_COMMAND_INVALID', `${what} is neither a Flight SQL command nor UTF-8 SQL text`);
+  }
+  if (text.trim() === '') throw new QuarryError('FLIGHT_COMMAND_INVALID', `${what} is empty: send a Flight SQL command or the SQL text itself`);
+  return text;
+}
+
 function tryDecodeAny(bytes: Uint8Array): { typeUrl: string; value: Uint8Array } | undefined {
   if (bytes.byteLength === 0 || bytes[0] !== 0x0a) return undefined;
   try {

@@ -1,14 +1,16 @@
 /**
  * Response formats of `/v1/sql`, chosen from `Accept` (the first recognised type wins; an
- * absent or unrecognised header gives the spec's default: JSON rows as text/plain).
+ * absent, `*\/*` or unrecognised header gives the spec's default: JSON rows as text/plain).
+ * An explicit `text/plain` asks for Spice's aligned table.
  */
-export type ResultFormat = 'json-text' | 'json' | 'csv' | 'arrow';
+export type ResultFormat = 'json-text' | 'json' | 'csv' | 'arrow' | 'table';
 
 export const CONTENT_TYPES: Record<ResultFormat, string> = {
   'json-text': 'text/plain; charset=utf-8',
   json: 'application/json; charset=utf-8',
   csv: 'text/csv; charset=utf-8',
   arrow: 'application/vnd.apache.arrow.stream',
+  table: 'text/plain; charset=utf-8',
 };
 
 /**
@@ -20,13 +22,14 @@ export const MEMO_NAMES: Record<ResultFormat, string> = {
   json: 'http:json',
   csv: 'http:csv',
   arrow: 'http:arrow',
+  table: 'http:table',
 };
 
 const byMediaType: Record<string, ResultFormat> = {
   'application/json': 'json',
   'text/csv': 'csv',
   'application/vnd.apache.arrow.stream': 'arrow',
-  'text/plain': 'json-text',
+  'text/plain': 'table',
   '*/*': 'json-text',
 };
 

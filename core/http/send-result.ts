@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { toQuarryError } from '../errors/quarry-error.js';
 import type { Logger } from '../log.js';
 import type { QueryResult } from '../pipeline/types.js';
-import { encodeArrowStream, encodeCsv, encodeJson } from './encoders/index.js';
+import { encodeArrowStream, encodeCsv, encodeJson, encodeTable } from './encoders/index.js';
 import { whenClientGone } from './client-gone.js';
 import { CONTENT_TYPES, MEMO_NAMES, type ResultFormat } from './negotiate.js';
 
@@ -56,7 +56,7 @@ export async function sendResult(reply: FastifyReply, result: QueryResult, forma
     }),
   };
   const input = { schema: result.schema, batches: replayed };
-  const body = format === 'arrow' ? encodeArrowStream(input) : format === 'csv' ? encodeCsv(input) : encodeJson(input);
+  const body = ENCODERS[format](input);
   setHeaders(reply, result, format, extraHeaders);
   // Small answers (most queries, every typical cache hit) go out as one buffer with a
   // Content-Length: one write instead of a chunked stream's several. Larger ones stream.
@@ -121,6 +121,14 @@ function setHeaders(reply: FastifyReply, result: QueryResult, format: ResultForm
   for (const name in extraHeaders) reply.header(name, extraHeaders[name]);
   for (const name in result.headers) reply.header(name, result.headers[name]);
 }
+
+const ENCODERS: Record<ResultFormat, (input: { schema: QueryResult['schema']; batches: AsyncIterable<RecordBatch> }) => AsyncIterable<Buffer>> = {
+  'json-text': encodeJson,
+  json: encodeJson,
+  csv: (input) => encodeCsv(input),
+  arrow: (input) => encodeArrowStream(input),
+  table: encodeTable,
+};
 
 /** Answers up to this size are sent in one write; larger ones are streamed as they are encoded. */
 const SINGLE_WRITE_BYTES = 64 * 1024;

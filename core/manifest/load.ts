@@ -18,6 +18,7 @@ import { applyRuntimeOverrides } from './set-runtime.js';
 import { sliceExtras } from './slice.js';
 import type { Manifest, ManifestSource, PluginEntry, SecretStoreEntry } from './types.js';
 import { documentWarnings } from './warnings.js';
+import { normaliseSpiceShapes } from './spice-shapes.js';
 
 export interface LoadManifestOptions {
   /** A manifest file, or a directory holding quarry.yaml (else quarry.yml, spicepod.yaml, spicepod.yml). */
@@ -66,6 +67,7 @@ export async function loadManifest(options: LoadManifestOptions): Promise<Loaded
   const source = options.baseDirectory === undefined ? located : { ...located, directory: options.baseDirectory };
   const { document: parsed, warnings: yamlWarnings } = await readManifestDocument(source.file);
   const document = rootDocument(parsed, source.file);
+  normaliseSpiceShapes(document);
   const problems: ManifestProblem[] = [];
   applyRuntimeOverrides(document, options.setRuntime ?? [], problems);
 

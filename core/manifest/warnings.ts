@@ -10,11 +10,30 @@ import { hasPath, isMapping, parsePath } from './path.js';
  * lands, and sections of plugins switched off.
  */
 export function documentWarnings(document: Record<string, unknown>, slices: readonly OwnedSlice[], pluginNames: readonly string[] = []): string[] {
-  return [...spiceOnlyWarnings(document), ...paramsWarnings(document), ...absentPluginWarnings(document, pluginNames), ...disabledSectionWarnings(document, slices)];
+  return [...versionWarnings(document), ...accelerationEngineWarnings(document), ...spiceOnlyWarnings(document), ...paramsWarnings(document), ...absentPluginWarnings(document, pluginNames), ...disabledSectionWarnings(document, slices)];
 }
 
 /** The plugin that serves `runtime.params.geo` (the spatial ST_* functions); a deployment may leave it out. */
 const GEO_PLUGIN = 'geo';
+
+/** An older Spice format loads; the author is told once what to write instead. */
+function versionWarnings(document: Record<string, unknown>): string[] {
+  if (document.version !== 'v1beta1') return [];
+  return ['version: v1beta1 is an older Spice format; it is loaded as v1, whose fields it uses. Write `version: v1` (or `v2`) to silence this warning'];
+}
+
+/** Spice's sqlite and postgres acceleration engines are served by the embedded engine: said once per dataset, never silently. */
+function accelerationEngineWarnings(document: Record<string, unknown>): string[] {
+  if (!Array.isArray(document.datasets)) return [];
+  return document.datasets.flatMap((dataset: unknown, index) => {
+    if (!isMapping(dataset) || !isMapping(dataset.acceleration)) return [];
+    const engine = dataset.acceleration.engine;
+    if (engine !== 'sqlite' && engine !== 'postgres') return [];
+    const name = typeof dataset.name === 'string' ? ` (${dataset.name})` : '';
+    const mode = dataset.acceleration.mode === 'file' ? 'a DuckDB file under .quarry/acceleration/' : 'memory';
+    return [`datasets[${index}]${name}.acceleration.engine: ${engine} is served by Quarry's embedded DuckDB engine, in ${mode}; no ${engine === 'sqlite' ? 'SQLite file' : 'PostgreSQL server'} is used`];
+  });
+}
 
 function spiceOnlyWarnings(document: Record<string, unknown>): string[] {
   const warnings: string[] = [];

@@ -37,6 +37,9 @@ export async function createSecretResolver(options: { entries: readonly SecretSt
     const store = await createSecretStore(entry.from, { name: entry.name, params: entry.params, directory: options.directory, env: options.env }, `secrets[${index}]`);
     stores.push({ name: entry.name, store });
   }
+  // `${ env:NAME }` reads the store named env when `secrets:` defines one, else the default
+  // env store: the process environment, then .env.local and .env beside the manifest (as Spice).
+  const envStore = stores.find((named) => named.name === 'env') ?? { name: 'env', store: await createSecretStore('env', { name: 'env', params: {}, directory: options.directory, env: options.env }, 'env') };
   const values = new Set<string>();
   const cache = new Map<string, string | undefined>();
   const describe = (named: NamedStore) => `${named.name}: ${named.store.describe?.() ?? named.store.kind}`;
@@ -51,7 +54,7 @@ export async function createSecretResolver(options: { entries: readonly SecretSt
   };
 
   const find = async (reference: SecretReference, where: string): Promise<string | undefined> => {
-    if (reference.store === 'env') return options.env[reference.name];
+    if (reference.store === 'env') return options.env[reference.name] ?? (await envStore.store.get(reference.name));
     if (reference.store === 'secrets') {
       // The last store defined wins, as in Spice.
       for (const named of [...stores].reverse()) {
@@ -71,7 +74,7 @@ export async function createSecretResolver(options: { entries: readonly SecretSt
   };
 
   const notFoundMessage = (reference: SecretReference, where: string): string => {
-    if (reference.store === 'env') return `environment variable "${reference.name}" used at ${where} is not set`;
+    if (reference.store === 'env') return `environment variable "${reference.name}" used at ${where} is not set (${describe(envStore)})`;
     if (reference.store === 'secrets') {
       return `secret "${reference.name}" used at ${where} was not found in any secret store (${stores.map(describe).join('; ')})`;
     }

@@ -20,6 +20,7 @@ await declarePythonCases(test, {
     'metadata_commands_match_the_declared_schemas',
     'get_sql_info',
     'basic_handshake_gives_a_bearer_token',
+    'spice_sdk_sql_text_descriptor',
     'cancellation_stops_the_engine_query',
     'ten_million_rows_decode_completely',
     'type_round_trips',

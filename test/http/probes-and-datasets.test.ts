@@ -19,6 +19,34 @@ test('health, ready, status and datasets answer on a running runtime', async (t)
       ['customers', 'file:data/customers.csv', 'Ready', null, false],
     ]);
     t.deepEqual(datasets[0]!['acceleration'], { enabled: true, engine: 'duckdb', mode: 'memory', refresh_check_interval: null });
+    t.true(datasets.every((d) => d['replication_enabled'] === false), 'Spice\'s replication_enabled, always false');
+  });
+});
+
+test('GET /v1/datasets takes Spice\'s ?source= filter and ?status= flag', async (t) => {
+  const manifest = `
+datasets:
+  - from: file:data/letters.csv
+    name: letters_file
+  - from: file:data/numbers.csv
+    name: numbers_file
+  - from: sqlite:letters
+    name: letters_sqlite
+    params:
+      sqlite_file: data/letters.db
+`;
+  const files = { 'data/letters.csv': 'letter\na\n', 'data/numbers.csv': 'n\n1\n' };
+  // The SQLite dataset's file does not exist: it is listed (in error) all the same.
+  await withRuntime(t, { manifest, files }, async ({ baseUrl }) => {
+    const names = async (query: string) => ((await (await fetch(`${baseUrl}/v1/datasets${query}`)).json()) as Array<{ name: string }>).map((d) => d.name);
+    t.deepEqual(await names('?source=file'), ['letters_file', 'numbers_file']);
+    t.deepEqual(await names('?source=FILE&status=true'), ['letters_file', 'numbers_file']);
+    t.deepEqual(await names('?source=sqlite'), ['letters_sqlite']);
+    t.deepEqual(await names('?source=file:data/numbers.csv'), ['numbers_file'], 'the whole from text matches too');
+    t.deepEqual(await names('?source=postgres'), []);
+    const bad = await fetch(`${baseUrl}/v1/datasets?status=maybe`);
+    t.is(bad.status, 400);
+    t.is(((await bad.json()) as { error: { code: string } }).error.code, 'REQUEST_INVALID');
   });
 });
 

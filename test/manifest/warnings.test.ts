@@ -92,3 +92,30 @@ test('every built-in plugin owns its sections and they are all in the bundle', (
     scheduler: ['runtime.scheduler'],
   });
 });
+
+test('a v1beta1 pod loads as v1 with one warning saying what to write; an unknown version lists the accepted ones', async (t) => {
+  const { manifest, warnings } = await load('version: v1beta1\nkind: Spicepod\nname: old\ndatasets: []\n');
+  t.is(manifest.version, 'v1beta1');
+  t.deepEqual(warnings, ['version: v1beta1 is an older Spice format; it is loaded as v1, whose fields it uses. Write `version: v1` (or `v2`) to silence this warning']);
+  const error = await t.throwsAsync(load('version: v3\n'));
+  t.regex(error!.message, /version.*v1beta1.*v1.*v2/s);
+});
+
+test('Spice\'s sqlite and postgres acceleration engines load with one warning each: the embedded engine serves them', async (t) => {
+  const { manifest, warnings } = await load(`datasets:
+  - from: file:a.csv
+    name: a
+    acceleration: { engine: sqlite }
+  - from: file:b.csv
+    name: b
+    acceleration: { engine: postgres, mode: file }
+  - from: file:c.csv
+    name: c
+    acceleration: { engine: arrow }
+`);
+  t.deepEqual(manifest.datasets.map((dataset) => dataset.acceleration?.engine), ['sqlite', 'postgres', 'arrow']);
+  t.deepEqual(warnings, [
+    "datasets[0] (a).acceleration.engine: sqlite is served by Quarry's embedded DuckDB engine, in memory; no SQLite file is used",
+    "datasets[1] (b).acceleration.engine: postgres is served by Quarry's embedded DuckDB engine, in a DuckDB file under .quarry/acceleration/; no PostgreSQL server is used",
+  ]);
+});

@@ -34,6 +34,14 @@ datasets:
   t.deepEqual(manifest.datasets[0]!.params, { user: 'shop', password: 'hunter22', dsn: 'postgres://shop:hunter22@db/shop' });
 });
 
+test('secrets: { store: env }, the mapping older Spice pods write, is the env store', async (t) => {
+  const { manifest } = await load('secrets:\n  store: env\ndatasets:\n  - from: file:x.csv\n    name: x\n    params:\n      token: "${ secrets:token }"\n', { files: { '.env': 'TOKEN=from-dotenv\n' } });
+  t.deepEqual(manifest.secrets, [{ from: 'env', name: 'env', params: {} }]);
+  t.is(manifest.datasets[0]!.params['token'], 'from-dotenv');
+  const other = await t.throwsAsync(load('secrets:\n  store: env\n  extra: 1\n'));
+  t.is((other as QuarryError).code, 'MANIFEST_INVALID', 'any other mapping is still refused');
+});
+
 test('secrets are replaced in every documented field', async (t) => {
   const env = { S: 'v4lue' };
   const { manifest } = await load(
@@ -88,7 +96,7 @@ test('every missing secret is listed in one SECRET_NOT_FOUND error', async (t) =
   t.is((error as QuarryError).code, 'SECRET_NOT_FOUND');
   const lines = error!.message.split('\n').sort();
   t.is(lines.length, 3);
-  t.is(lines[0], 'environment variable "THREE" used at datasets[0].params.t is not set');
+  t.regex(lines[0]!, /^environment variable "THREE" used at datasets\[0\]\.params\.t is not set \(env: process environment, /);
   t.regex(lines[1]!, /^secret "one" used at runtime\.auth\.api-key\.keys\[0\]/);
   t.regex(lines[2]!, /^secret "two" used at runtime\.auth\.api-key\.keys\[1\]/);
   t.is((error as QuarryError).details?.missing, 3);

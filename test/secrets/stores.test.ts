@@ -64,16 +64,19 @@ test('${ secrets:NAME } searches every store, the last defined first; ${ store:N
   t.is(await resolver.resolve('${ secrets:token }', 'x'), 'from-files');
   t.is(await resolver.resolve('${secrets:only_env}', 'x'), 'env-value');
   t.is(await resolver.resolve('${ k8s:only_file }', 'x'), 'file-value');
-  t.is(await resolver.resolve('${ env:TOKEN }', 'x').catch(() => 'not in the process environment'), 'not in the process environment');
-  t.deepEqual([...resolver.values].sort(), ['env-value', 'file-value', 'from-files']);
+  t.is(await resolver.resolve('${ env:TOKEN }', 'x'), 'from-env', '${ env:... } reads the store named env');
+  t.deepEqual([...resolver.values].sort(), ['env-value', 'file-value', 'from-env', 'from-files']);
 });
 
-test('${ env:NAME } reads the process environment only', async (t) => {
-  const directory = writeFiles({ '.env': 'FROM_FILE=1\n' });
-  const resolver = await createSecretResolver({ entries: [], directory, env: { HOME_DIR: '/home/app' } });
+test('${ env:NAME } reads the process environment, then .env.local, then .env beside the manifest', async (t) => {
+  const directory = writeFiles({ '.env': 'FROM_FILE=1\nSHARED=from-env\nBOTH=env\n', '.env.local': 'BOTH=local\n' });
+  const resolver = await createSecretResolver({ entries: [], directory, env: { HOME_DIR: '/home/app', SHARED: 'from-process' } });
   t.is(await resolver.resolve('${ env:HOME_DIR }', 'x'), '/home/app');
-  const error = await t.throwsAsync(resolver.resolve('${ env:FROM_FILE }', 'datasets[0].params.p'));
-  t.is(error!.message, 'environment variable "FROM_FILE" used at datasets[0].params.p is not set');
+  t.is(await resolver.resolve('${ env:FROM_FILE }', 'x'), '1', 'as Spice: .env beside the manifest');
+  t.is(await resolver.resolve('${ env:SHARED }', 'x'), 'from-process', 'the process environment wins');
+  t.is(await resolver.resolve('${ env:BOTH }', 'x'), 'local', '.env.local wins over .env');
+  const error = await t.throwsAsync(resolver.resolve('${ env:NOWHERE }', 'datasets[0].params.p'));
+  t.is(error!.message, `environment variable "NOWHERE" used at datasets[0].params.p is not set (env: process environment, ${path.join(directory, '.env.local')}, ${path.join(directory, '.env')})`);
 });
 
 test('references inside longer strings, several per string, spaces optional', async (t) => {

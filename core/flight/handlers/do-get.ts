@@ -1,22 +1,11 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { QuarryError } from '../../errors/quarry-error.js';
 import { serverStream } from '../call-handlers.js';
-import { decodeCommand } from '../flight-commands.js';
+import { decodeCommand, plainSqlText } from '../flight-commands.js';
 import type { FlightContext } from '../flight-context.js';
 import type { Ticket } from '../generated/arrow/flight/protocol/flight_pb.js';
 import { isMetadataCommand, metadataResult } from '../metadata/metadata-commands.js';
 import { streamBatches, streamQuery } from './query-stream.js';
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** Plain Flight: a ticket that is not a Flight SQL command is read as SQL text. */
-function sqlText(bytes: Uint8Array): string {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw new QuarryError('FLIGHT_COMMAND_INVALID', 'the ticket is neither a Flight SQL command nor UTF-8 SQL text');
-  }
-}
 
 /**
  * DoGet: redeems tickets from GetFlightInfo (statement tickets, prepared statements,
@@ -27,7 +16,7 @@ export function doGetHandler(context: FlightContext) {
     const bytes = call.request.ticket;
     const command = decodeCommand(bytes);
     const principalId = inbound.principal.id;
-    if (!command) return streamQuery(context, call, inbound, signal, { sql: sqlText(bytes), parameters: [] });
+    if (!command) return streamQuery(context, call, inbound, signal, { sql: plainSqlText(bytes, 'the ticket'), parameters: [] });
     switch (command.name) {
       case 'TicketStatementQuery': {
         const handle = command.message.statementHandle;

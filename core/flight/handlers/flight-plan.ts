@@ -2,7 +2,7 @@ import type { Schema } from 'apache-arrow';
 import { QuarryError } from '../../errors/quarry-error.js';
 import { quoteQualifiedName } from '../../engine/sql-text.js';
 import type { InboundRequest } from '../../pipeline/types.js';
-import { requireCommand } from '../flight-commands.js';
+import { decodeCommand, plainSqlText } from '../flight-commands.js';
 import type { FlightContext } from '../flight-context.js';
 import { packAny } from '../flight-any.js';
 import { FlightDescriptor_DescriptorType, type FlightDescriptor } from '../generated/arrow/flight/protocol/flight_pb.js';
@@ -59,7 +59,9 @@ export async function planDescriptor(context: FlightContext, descriptor: FlightD
   if (descriptor.type !== FlightDescriptor_DescriptorType.CMD) {
     throw new QuarryError('FLIGHT_COMMAND_INVALID', 'the FlightDescriptor has no type: use CMD with a Flight SQL command, or PATH with a dataset name');
   }
-  const command = requireCommand(descriptor.cmd, 'FlightDescriptor.cmd');
+  const command = decodeCommand(descriptor.cmd);
+  // Spice's SDKs (spicepy, spice.js) send the SQL text itself as the command: run it as a query, as Spice does.
+  if (!command) return statementPlan(plainSqlText(descriptor.cmd, 'FlightDescriptor.cmd'), []);
   switch (command.name) {
     case 'CommandStatementQuery':
       noTransactions(command.message.transactionId);

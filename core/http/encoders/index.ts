@@ -5,6 +5,7 @@
 export { encodeJson, JsonRowWriter, jsonKeysFor } from './json.js';
 export { encodeCsv, CsvRowWriter, csvHeader, type CsvEncoderOptions } from './csv.js';
 export { encodeArrowStream, type ArrowIpcEncoderOptions } from './arrow-ipc.js';
+export { encodeTable, renderTable, MAX_TABLE_BYTES } from './table.js';
 export type { EncoderInput, TextEncoderOptions } from './types.js';
 
 export const CONTENT_TYPE_JSON = 'application/json; charset=utf-8';

@@ -26,6 +26,8 @@ function describe(dataset: DatasetStatus) {
     error: dataset.error ?? null,
     // Why a dataset is not registered yet (its source's columns); null once it is.
     waiting_for: dataset.waitingFor ?? null,
+    // Spice's field: replication to the Spice Cloud Platform, which Quarry does not do.
+    replication_enabled: false,
     acceleration_enabled: dataset.accelerated,
     acceleration: acceleration
       ? {
@@ -41,8 +43,12 @@ function describe(dataset: DatasetStatus) {
 
 /** `GET /v1/datasets` and `POST /v1/datasets/:name/acceleration/refresh`. */
 export function registerDatasetRoutes(app: FastifyInstance, context: RouteContext): void {
-  app.get<{ Querystring: { format?: string } }>('/v1/datasets', async (request, reply) => {
-    const datasets = context.engine.datasets().map(describe);
+  app.get<{ Querystring: { format?: string; source?: string; status?: string } }>('/v1/datasets', async (request, reply) => {
+    const { source, status } = request.query;
+    if (status !== undefined && status !== 'true' && status !== 'false') {
+      throw new QuarryError('REQUEST_INVALID', `status must be true or false, got "${status}" (the status field is always included)`);
+    }
+    const datasets = context.engine.datasets().filter((dataset) => source === undefined || fromSource(dataset.from) === source.toLowerCase() || dataset.from === source).map(describe);
     if (request.query.format === 'csv') {
       return reply
         .type('text/csv; charset=utf-8')
@@ -59,6 +65,15 @@ export function registerDatasetRoutes(app: FastifyInstance, context: RouteContex
       dataset: describe(status),
     });
   });
+}
+
+/**
+ * The source `?source=` filters by, as in Spice: the scheme of `from` (`postgres` for
+ * `postgres:public.orders`, `file` for `file:data/orders.parquet`, `s3` for `s3://...`).
+ */
+function fromSource(from: string): string {
+  const colon = from.indexOf(':');
+  return (colon === -1 ? from : from.slice(0, colon)).toLowerCase();
 }
 
 /** The raw body (a Buffer: the server parses no content type itself) as JSON; empty means none. */

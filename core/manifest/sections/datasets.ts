@@ -11,8 +11,12 @@ const parameterValue = z.union([z.string(), z.number(), z.boolean()]).transform(
 export const accelerationSchema = z
   .strictObject({
     enabled: z.boolean().default(true),
-    /** `arrow` is what Spice pods default to; Quarry accelerates with DuckDB either way. */
-    engine: z.enum(['duckdb', 'arrow']).default('duckdb'),
+    /**
+     * `arrow` is what Spice pods default to; `sqlite` and `postgres` are Spice's other
+     * engines. Quarry accelerates with its embedded DuckDB whatever is named (the latter two
+     * with a warning: they would otherwise suggest a SQLite file or a PostgreSQL server).
+     */
+    engine: z.enum(['duckdb', 'arrow', 'sqlite', 'postgres']).default('duckdb'),
     mode: z.enum(['memory', 'file']).default('memory'),
     refresh_check_interval: durationSchema().optional(),
     refresh_mode: z.enum(['full', 'append']).optional(),

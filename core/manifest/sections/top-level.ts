@@ -2,8 +2,11 @@ import { z } from 'zod';
 import { closestMatch } from '../../text/did-you-mean.js';
 import { requiredField } from '../messages.js';
 
-/** `version`: v2 is the current manifest format; v1 pods load as they are. */
-export const versionSchema = z.enum(['v1', 'v2']).default('v2').describe('Manifest format version: v1 or v2 (default v2).');
+/**
+ * `version`: v2 is the current manifest format; v1 pods load as they are, and so do
+ * v1beta1 pods (Spice's older format, in most published pods and tutorials) with a warning.
+ */
+export const versionSchema = z.enum(['v1beta1', 'v1', 'v2']).default('v2').describe('Manifest format version: v1beta1 (older Spice pods, loaded as v1 with a warning), v1 or v2 (default v2).');
 
 /** `kind`: Spice pods say `Spicepod`; Quarry's own manifests may say `Quarry`. */
 export const kindSchema = z.enum(['Spicepod', 'Quarry']).default('Spicepod').describe('Spicepod (default) or Quarry.');

@@ -327,6 +327,27 @@ def case_basic_handshake_gives_a_bearer_token():
     expect_failure(lambda: query("SELECT 1", flight.FlightCallOptions()), kind=flight.FlightUnauthenticatedError)
 
 
+def case_spice_sdk_sql_text_descriptor():
+    """spicepy's Client.query: the SQL text itself as the descriptor's command, an API key as a bearer token."""
+    call_options = flight.FlightCallOptions(headers=[(b"authorization", f"Bearer {ARGS.ro_key}".encode())])
+    connection = client()
+    info = connection.get_flight_info(flight.FlightDescriptor.for_command("SELECT i, 'row ' || i AS label FROM range(3) t(i) ORDER BY i"), call_options)
+    assert info.schema.names == ["i", "label"], info.schema
+    table = connection.do_get(info.endpoints[0].ticket, call_options).read_all()
+    assert table.to_pylist() == [{"i": 0, "label": "row 0"}, {"i": 1, "label": "row 1"}, {"i": 2, "label": "row 2"}], table.to_pylist()
+    schema = connection.get_schema(flight.FlightDescriptor.for_command(b"SELECT 1.5::DOUBLE AS x"), call_options).schema
+    assert schema.field("x").type == pa.float64(), schema
+    # The same doors and rules as any query: a read-only key cannot write this way either.
+    def drop():
+        dropping = connection.get_flight_info(flight.FlightDescriptor.for_command("DROP TABLE events"), call_options)
+        connection.do_get(dropping.endpoints[0].ticket, call_options).read_all()
+
+    expect_failure(drop, "may only read", kind=flight.FlightUnauthorizedError)
+    assert events_count(options()) > 0, "events is still there"
+    expect_failure(lambda: connection.get_flight_info(flight.FlightDescriptor.for_command(b"\xff\xfe"), call_options), "neither a Flight SQL command nor UTF-8 SQL text")
+    expect_failure(lambda: connection.get_flight_info(flight.FlightDescriptor.for_command("SELECT 1"), flight.FlightCallOptions()), kind=flight.FlightUnauthenticatedError)
+
+
 def active_flight_queries():
     text = urllib.request.urlopen(ARGS.metrics, timeout=10).read().decode()
     total = 0
