@@ -26,6 +26,7 @@ import { MetricsRegistry } from './metrics/registry.js';
 import { ConnectorRegistry } from './engine/sources/connector-registry.js';
 import { ToolRegistry } from './tools/tool-registry.js';
 import { fileConnector } from './engine/sources/file-source.js';
+import type { ManifestProblem } from './manifest/issues.js';
 
 export interface RuntimeOptions {
   manifest: Manifest;
@@ -242,6 +243,25 @@ export class Runtime {
       await this.#release();
       throw toQuarryError(error);
     }
+  }
+
+  /**
+   * For `quarryd --check`: applies the plugins (so their connectors are registered) and
+   * resolves every dataset's source as start-up would, without the network (connectors
+   * validate their params and local paths there), collecting every problem. Nothing starts.
+   */
+  async checkSources(): Promise<ManifestProblem[]> {
+    await this.#applyPlugins();
+    const problems: ManifestProblem[] = [];
+    for (const [index, dataset] of this.#manifest.datasets.entries()) {
+      try {
+        const source = await this.connectors.resolve(dataset, { baseDirectory: this.source.directory, log: this.log.child('check') });
+        await source.close?.();
+      } catch (error) {
+        problems.push({ path: `datasets[${index}].from`, message: toQuarryError(error).message });
+      }
+    }
+    return problems;
   }
 
   async #applyPlugins(): Promise<void> {

@@ -11,7 +11,8 @@ v8.setFlagsFromString('--heap-growing-percent=100');
 
 import { stringify } from 'yaml';
 import { createLogger } from '../../core/log.js';
-import { isQuarryError } from '../../core/errors/quarry-error.js';
+import { isQuarryError, QuarryError } from '../../core/errors/quarry-error.js';
+import { formatProblems } from '../../core/manifest/issues.js';
 import { loadManifest } from '../../core/manifest/load.js';
 import { Runtime } from '../../core/runtime.js';
 import { defaultPlugins } from '../../plugins/default-bundle.js';
@@ -35,14 +36,17 @@ async function main(argv: readonly string[]): Promise<number> {
   const loaded = await loadManifest({ path: fetched?.manifestPath ?? args.manifestPath, baseDirectory: fetched?.baseDirectory, bundle: defaultPlugins(), setRuntime: args.setRuntime });
   if (!forcedLevel) log.setOutputLevel(loaded.manifest.runtime.output_level);
 
+  const runtime = new Runtime({ manifest: loaded.manifest, source: loaded.source, plugins: loaded.plugins, log, http: args.http, flight: args.flight, metrics: args.metrics, cluster: args.cluster });
   if (args.check) {
     for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
-    process.stdout.write(`# ${loaded.source.file} is valid\n${stringify(loaded.masked)}`);
+    // What start-up would find without the network: unserved schemes, connector params, local files.
+    const problems = await runtime.checkSources();
+    if (problems.length > 0) throw new QuarryError('MANIFEST_INVALID', formatProblems(loaded.source.file, problems), { details: { problems } });
+    process.stdout.write(`# ${loaded.source.file} is valid (sources are checked without the network: hosts, credentials and remote objects are not)\n${stringify(loaded.masked)}`);
     return 0;
   }
   for (const warning of loaded.warnings) log.warn(warning);
 
-  const runtime = new Runtime({ manifest: loaded.manifest, source: loaded.source, plugins: loaded.plugins, log, http: args.http, flight: args.flight, metrics: args.metrics, cluster: args.cluster });
   let signals = 0;
   const exitCode = new Promise<number>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {

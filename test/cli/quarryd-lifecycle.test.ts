@@ -72,6 +72,36 @@ test.serial('quarryd --check prints the resolved configuration and exits 0; erro
   t.regex(failed.stderr, /^error \[MANIFEST_INVALID\]: manifest .*quarry\.yaml is invalid:\n {2}- runtime\.ready_state: /);
 });
 
+test.serial('quarryd --check finds what start-up would find without the network, every problem in one list', async (t) => {
+  const manifest = `version: v1beta1
+kind: Spicepod
+name: spice_pod
+datasets:
+  - from: mssql:dbo.orders
+    name: orders
+  - from: file:data/missing.parquet
+    name: missing
+  - from: postgres:public.items
+    name: items
+    params:
+      pg_sslrootcert: /etc/ssl/root.crt
+  - from: file:data/notes.md
+    name: notes
+  - from: file:data/fine.csv
+    name: fine
+`;
+  const directory = writeManifestDirectory({ manifest, files: { 'data/notes.md': '# notes\n', 'data/fine.csv': 'a\n1\n' } });
+  const checked = await runCommand('quarryd', [directory, '--check']);
+  t.is(checked.code, 1, checked.stdout);
+  t.regex(checked.stderr, /warning: version: v1beta1 is an older Spice format/);
+  const problems = checked.stderr.split('\n').filter((line) => line.startsWith('  - '));
+  t.is(problems.length, 4, checked.stderr);
+  t.regex(problems[0]!, /^ {2}- datasets\[0\]\.from: dataset orders: no connector serves "mssql:"/);
+  t.regex(problems[1]!, /^ {2}- datasets\[1\]\.from: dataset missing: file .*missing\.parquet does not exist/);
+  t.regex(problems[2]!, /^ {2}- datasets\[2\]\.from: dataset items: params\.pg_sslrootcert is not a parameter of postgres/);
+  t.regex(problems[3]!, /^ {2}- datasets\[3\]\.from: dataset notes: cannot tell the format of notes\.md/);
+});
+
 test.serial('output level: -v beats QUARRY_OUTPUT_LEVEL, which beats the manifest', async (t) => {
   const directory = writeManifestDirectory({ manifest: `${QUICKSTART_MANIFEST}runtime:\n  output_level: very_verbose\n`, withQuickstartData: true });
   const fromManifest = await startDaemon([directory]);
