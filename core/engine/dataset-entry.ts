@@ -30,6 +30,8 @@ export interface DatasetEntry {
    * do, then loaded and scheduled on its own (not by the start-up loads).
    */
   late: { source: FetchSource; attachedTable: TableRef | undefined } | undefined;
+  /** `refresh_sql` set over HTTP (PATCH .../acceleration): used instead of the manifest's until restart. */
+  refreshSqlOverride: string | undefined;
 }
 
 export type RunStatement = (sql: string) => Promise<void>;

@@ -81,6 +81,7 @@ export class DatasetRegistry {
         servedFromFile: false,
         registered: false,
         late: undefined,
+        refreshSqlOverride: undefined,
       });
     }
   }
@@ -416,7 +417,7 @@ export class DatasetRegistry {
     }
     let plan: RefreshPlan;
     try {
-      plan = refreshPlan(entry.config);
+      plan = refreshPlan(entry.config, { refreshSql: entry.refreshSqlOverride });
     } catch (error) {
       this.#fail(entry, error);
       return;
@@ -477,6 +478,17 @@ export class DatasetRegistry {
     for (const statement of statements) await run(statement);
   }
 
+  /** Replaces an accelerated dataset's refresh_sql for every later load or refresh, until restart. */
+  setRefreshSql(name: string, refreshSql: string): DatasetStatus {
+    const entry = this.#entries.get(name.toLowerCase());
+    if (!entry) throw new QuarryError('DATASET_NOT_FOUND', `dataset "${name}" does not exist (datasets: ${this.names().join(', ') || 'none'})`);
+    if (!isAccelerated(entry.config)) {
+      throw new QuarryError('DATASET_NOT_ACCELERATED', `dataset "${entry.config.name}" is not accelerated: it is read live from its source, so it has no refresh_sql`);
+    }
+    entry.refreshSqlOverride = refreshSql;
+    return this.#status(entry);
+  }
+
   /**
    * Reloads an accelerated dataset. On failure the previous data stays and the error is
    * reported in the dataset's status.
@@ -488,7 +500,7 @@ export class DatasetRegistry {
     if (!entry.accelerationTable) {
       throw new QuarryError('DATASET_NOT_ACCELERATED', `dataset "${entry.config.name}" is not accelerated: it is read live from its source, so there is nothing to refresh`);
     }
-    const plan = refreshPlan(entry.config, overrides);
+    const plan = refreshPlan(entry.config, { ...overrides, refreshSql: overrides.refreshSql ?? entry.refreshSqlOverride });
     if (entry.refreshing) throw new QuarryError('DATASET_REFRESH_IN_PROGRESS', `dataset "${entry.config.name}" is already refreshing`);
     const hadData = entry.viewReadsTable || entry.state === 'ready';
     entry.state = 'refreshing';

@@ -50,6 +50,8 @@ export interface EngineApi {
    * `overrides` replace the dataset's `refresh_sql` / `refresh_mode` for this refresh only.
    */
   refresh(name: string, overrides?: RefreshOverrides): Promise<DatasetStatus>;
+  /** Replaces an accelerated dataset's `refresh_sql` for every later refresh, until restart. */
+  setRefreshSql(name: string, refreshSql: string): DatasetStatus;
   /**
    * Runs SQL as the runtime itself, outside the user policy and the query pipeline: for
    * system tables a plugin owns (e.g. `CREATE SCHEMA runtime`, inserting task-history rows).

@@ -29,7 +29,8 @@ import { bindParameters } from './parameters.js';
 import { ResultModes, type ResultMode } from './result-modes.js';
 import { streamResult, type EngineStream } from './result-stream.js';
 import type { PreparedQuery } from './prepared-query.js';
-import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
+import { quoteIdentifier, quoteQualifiedName } from './sql-text.js';
+import { lockDown } from './lockdown.js';
 import { columnDefinitions } from './fetch/duckdb-column-types.js';
 import { logicalPlanText } from './logical-plan.js';
 import { preparedParameterSchema, preparedResultSchema } from './prepared-schemas.js';
@@ -175,7 +176,7 @@ export class Engine implements EngineApi {
     if (signal?.aborted) return;
     // Everything registered later needs no setting changed: fetch datasets' stubs live in a
     // directory allowed here, and their acceleration databases were attached above.
-    await this.#lockdown();
+    await lockDown(this.#admin, this.#registry.allowedLocations());
     this.#late = this.#registry.registerLate(run, (name) => this.#registeredLate(name));
   }
 
@@ -206,15 +207,6 @@ export class Engine implements EngineApi {
     return this.#registry.registrationPending();
   }
 
-  async #lockdown(): Promise<void> {
-    const { paths, directories } = this.#registry.allowedLocations();
-    const list = (values: string[]) => `[${values.map(quoteLiteral).join(', ')}]`;
-    await this.#admin.run(`SET allowed_paths = ${list(paths)}`);
-    await this.#admin.run(`SET allowed_directories = ${list(directories)}`);
-    await this.#admin.run('SET enable_external_access = false');
-    await this.#admin.run('SET lock_configuration = true');
-  }
-
   datasets(): DatasetStatus[] {
     return this.#registry.statuses();
   }
@@ -225,6 +217,11 @@ export class Engine implements EngineApi {
 
   datasetNames(): string[] {
     return this.#registry.names();
+  }
+
+  /** Replaces an accelerated dataset's refresh_sql for every later refresh, until restart (PATCH /v1/datasets/{name}/acceleration). */
+  setRefreshSql(name: string, refreshSql: string): DatasetStatus {
+    return this.#registry.setRefreshSql(name, refreshSql);
   }
 
   async refresh(name: string, overrides?: RefreshOverrides): Promise<DatasetStatus> {

@@ -125,3 +125,27 @@ test('refresh reloads an accelerated dataset; unknown and live datasets are refu
     t.is(((await live.json()) as { error: { code: string } }).error.code, 'DATASET_NOT_ACCELERATED');
   });
 });
+
+test('PATCH /v1/datasets/{name}/acceleration sets refresh_sql for later refreshes, as in Spice', async (t) => {
+  await withRuntime(t, { manifest: QUICKSTART_MANIFEST, withQuickstartData: true }, async ({ baseUrl, sql }) => {
+    const count = async () => ((await (await sql('SELECT count(*) AS n FROM orders', { accept: 'application/json', headers: { 'cache-control': 'no-cache' } })).json()) as Array<{ n: number }>)[0]!.n;
+    const patch = (name: string, body: string) => fetch(`${baseUrl}/v1/datasets/${name}/acceleration`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body });
+    const all = await count();
+    const shipped = ((await (await sql("SELECT count(*) AS n FROM orders WHERE status = 'shipped'", { accept: 'application/json' })).json()) as Array<{ n: number }>)[0]!.n;
+    t.true(shipped > 0 && shipped < all);
+
+    const patched = await patch('orders', JSON.stringify({ refresh_sql: "SELECT * FROM orders WHERE status = 'shipped'" }));
+    t.is(patched.status, 200);
+    t.regex(((await patched.json()) as { message: string }).message, /^Dataset orders refresh_sql updated/);
+    t.is(await count(), all, 'nothing reloads until the next refresh');
+    t.is((await fetch(`${baseUrl}/v1/datasets/orders/acceleration/refresh`, { method: 'POST' })).status, 201);
+    t.is(await count(), shipped, 'the refresh used the new refresh_sql');
+
+    const code = async (response: Response) => [response.status, ((await response.json()) as { error: { code: string } }).error.code];
+    t.deepEqual(await code(await patch('nope', '{"refresh_sql": "SELECT 1"}')), [404, 'DATASET_NOT_FOUND']);
+    t.deepEqual(await code(await patch('customers', '{"refresh_sql": "SELECT * FROM customers"}')), [400, 'DATASET_NOT_ACCELERATED']);
+    t.deepEqual(await code(await patch('orders', '{"refresh_sql": ""}')), [400, 'DATASET_REFRESH_INVALID']);
+    t.deepEqual(await code(await patch('orders', '{"refresh_sql": "SELECT 1", "refresh_mode": "full"}')), [400, 'DATASET_REFRESH_INVALID']);
+    t.deepEqual(await code(await patch('orders', 'not json')), [400, 'BODY_INVALID_JSON']);
+  });
+});

@@ -41,7 +41,7 @@ function describe(dataset: DatasetStatus) {
   };
 }
 
-/** `GET /v1/datasets` and `POST /v1/datasets/:name/acceleration/refresh`. */
+/** `GET /v1/datasets`, `POST /v1/datasets/:name/acceleration/refresh` and `PATCH /v1/datasets/:name/acceleration`. */
 export function registerDatasetRoutes(app: FastifyInstance, context: RouteContext): void {
   app.get<{ Querystring: { format?: string; source?: string; status?: string } }>('/v1/datasets', async (request, reply) => {
     const { source, status } = request.query;
@@ -55,6 +55,12 @@ export function registerDatasetRoutes(app: FastifyInstance, context: RouteContex
         .send(toCsv(['name', 'from', 'status', 'error', 'acceleration_enabled'], datasets.map((d) => [d.name, d.from, d.status, d.error, d.acceleration_enabled])));
     }
     return reply.type('application/json; charset=utf-8').send(datasets);
+  });
+
+  // As in Spice: the dataset's refresh_sql for every later refresh, until restart; nothing is reloaded now.
+  app.patch<{ Params: { name: string } }>('/v1/datasets/:name/acceleration', { config: { write: true } }, async (request, reply) => {
+    const status = context.engine.setRefreshSql(request.params.name, refreshSqlOf(jsonBody(request.body)));
+    return reply.type('application/json; charset=utf-8').send({ message: `Dataset ${status.name} refresh_sql updated; it applies from the next refresh.`, dataset: describe(status) });
   });
 
   // Optional JSON body: {"refresh_sql": "...", "refresh_mode": "full" | "append"} overrides this refresh only.
@@ -74,6 +80,16 @@ export function registerDatasetRoutes(app: FastifyInstance, context: RouteContex
 function fromSource(from: string): string {
   const colon = from.indexOf(':');
   return (colon === -1 ? from : from.slice(0, colon)).toLowerCase();
+}
+
+/** The body of `PATCH /v1/datasets/{name}/acceleration`: `{"refresh_sql": "..."}`. */
+function refreshSqlOf(value: unknown): string {
+  const record = value as Record<string, unknown> | undefined;
+  const unknown = record && typeof record === 'object' && !Array.isArray(record) ? Object.keys(record).filter((key) => key !== 'refresh_sql') : [];
+  if (!record || typeof record !== 'object' || Array.isArray(record) || typeof record.refresh_sql !== 'string' || record.refresh_sql.trim() === '' || unknown.length > 0) {
+    throw new QuarryError('DATASET_REFRESH_INVALID', `send {"refresh_sql": "SELECT * FROM <dataset> WHERE ..."}${unknown.length > 0 ? `; unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}` : ''}`);
+  }
+  return record.refresh_sql;
 }
 
 /** The raw body (a Buffer: the server parses no content type itself) as JSON; empty means none. */
