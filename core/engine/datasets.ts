@@ -14,6 +14,7 @@ import { LoadSlots } from './load-slots.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
 import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
 import { refreshPlan, type RefreshOverrides, type RefreshPlan } from './acceleration/refresh-options.js';
+import { indexStatements } from './acceleration/index-statements.js';
 import { appendStatement, insertVerb, keyRules, replaceStatements, sourceSelect, type KeyRules } from './acceleration/refresh-statements.js';
 import type { InsertTarget } from './acceleration/insert-redirect.js';
 import type { RefreshSchedule } from './acceleration/refresh-scheduler.js';
@@ -474,7 +475,7 @@ export class DatasetRegistry {
     const rules = keyRules(entry.config);
     const statements = options.mode === 'append'
       ? [appendStatement({ table: target.sql, select, rules, timeColumn: entry.config.time_column, timeFormat: entry.config.time_format })]
-      : replaceStatements(target.sql, select, rules, { orReplace: options.mode === 'replace', orderBy: options.orderBy });
+      : [...replaceStatements(target.sql, select, rules, { orReplace: options.mode === 'replace', orderBy: options.orderBy }), ...indexStatements(entry.config, target)];
     for (const statement of statements) await run(statement);
   }
 

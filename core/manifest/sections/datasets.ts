@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { durationSchema } from '../../units.js';
 import { requiredField } from '../messages.js';
+import { indexKeyProblem } from '../../engine/acceleration/index-statements.js';
 
 /**
  * `datasets:` entries. The core serves `file:` sources; connector plugins add the other
@@ -25,6 +26,8 @@ export const accelerationSchema = z
     refresh_retry_enabled: z.boolean().optional(),
     refresh_retry_max_attempts: z.number().int().nonnegative().optional(),
     primary_key: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    /** Spice's `{ <column> | "(a, b)": enabled | unique }`: engine indexes on the accelerated table. */
+    indexes: z.record(z.string(), z.enum(['enabled', 'unique'], { error: 'expected enabled (an index) or unique (an index whose keys may not repeat)' })).optional(),
     /** `{ <primary key>: upsert | drop }`: what a row whose key is already stored does. */
     on_conflict: z.record(z.string(), z.enum(['upsert', 'drop'], { error: 'expected upsert (replace the stored row) or drop (keep the stored row)' })).optional(),
     params: z.record(z.string(), parameterValue).default({}),
@@ -73,6 +76,10 @@ function accelerationProblems(dataset: { name: string; time_column?: string | un
     } else if (conflictKeys.length > 1 || conflictKeys[0]!.replaceAll(' ', '') !== keyText.replaceAll(' ', '')) {
       problems.push({ path: ['acceleration', 'on_conflict'], message: `dataset "${dataset.name}": on_conflict must have one entry, keyed by the primary key: { ${keyText}: upsert } or { ${keyText}: drop }` });
     }
+  }
+  for (const key of Object.keys(acceleration.indexes ?? {})) {
+    const problem = indexKeyProblem(key);
+    if (problem) problems.push({ path: ['acceleration', 'indexes', key], message: `dataset "${dataset.name}": ${problem}` });
   }
   if (acceleration.refresh_mode === 'append' && dataset.time_column === undefined && primaryKey.length === 0) {
     problems.push({ path: ['acceleration', 'refresh_mode'], message: `dataset "${dataset.name}": refresh_mode append needs time_column (rows newer than the newest loaded are added) or acceleration.primary_key (source rows are merged by key)` });
