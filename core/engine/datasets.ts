@@ -15,6 +15,7 @@ import type { ConnectorRegistry } from './sources/connector-registry.js';
 import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
 import { refreshPlan, type RefreshOverrides, type RefreshPlan } from './acceleration/refresh-options.js';
 import { indexStatements } from './acceleration/index-statements.js';
+import { RetentionChecks } from './acceleration/retention-checks.js';
 import { appendStatement, insertVerb, keyRules, replaceStatements, sourceSelect, type KeyRules } from './acceleration/refresh-statements.js';
 import type { InsertTarget } from './acceleration/insert-redirect.js';
 import type { RefreshSchedule } from './acceleration/refresh-scheduler.js';
@@ -44,6 +45,8 @@ export class DatasetRegistry {
   #lateChain: Promise<unknown> = Promise.resolve();
   #usesFetch = false;
   #closed = false;
+  /** acceleration.retention_*: undefined without a connection to run them on (unit tests). */
+  readonly #retention: RetentionChecks | undefined;
 
   constructor(
     datasets: readonly DatasetConfig[],
@@ -57,6 +60,8 @@ export class DatasetRegistry {
       onLoaded?: (event: DatasetLoadEvent) => void;
       /** Told after a start-up load changed what a dataset serves (caches may hold the live source's answers). */
       onChanged?: (dataset: string) => Promise<void>;
+      /** A connection for retention checks (they run on their own, between loads). */
+      connect?: () => Promise<DuckDBConnection>;
     },
   ) {
     this.#baseDirectory = options.baseDirectory;
@@ -69,6 +74,7 @@ export class DatasetRegistry {
     this.#schemas = new PendingSchemas({ fetch: this.#fetch, log: options.log });
     this.#onLoaded = options.onLoaded ?? (() => undefined);
     this.#onChanged = options.onChanged ?? (async () => undefined);
+    this.#retention = options.connect && new RetentionChecks({ connect: options.connect, log: options.log, onChanged: this.#onChanged });
     for (const config of datasets) {
       this.#entries.set(config.name.toLowerCase(), {
         config,
@@ -452,6 +458,7 @@ export class DatasetRegistry {
       await run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM ${table.sql}`);
     }
     await this.#fetch.afterLoad(entry.config.name);
+    if (!entry.viewReadsTable) this.#retention?.start(entry);
     entry.viewReadsTable = true;
     entry.state = 'ready';
     entry.error = undefined;
@@ -546,6 +553,7 @@ export class DatasetRegistry {
   /** When shutdown begins: datasets still waiting for their sources' columns stop waiting (requests aborted, no retries). */
   stopRegistering(): void {
     this.#closed = true;
+    this.#retention?.close();
     this.#schemas.close();
     this.#fetch.abortSchemaRequests();
   }

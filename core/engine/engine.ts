@@ -107,6 +107,7 @@ export class Engine implements EngineApi {
       fetch: this.#fetch,
       onLoaded: (event) => options.onDatasetLoaded?.(event),
       onChanged: (dataset) => options.onDatasetChanged(dataset, 'refresh'),
+      connect: () => instance.connect(),
     });
     this.#scheduler = new RefreshScheduler({
       log: options.log.child('refresh'),

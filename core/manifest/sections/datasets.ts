@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { durationSchema } from '../../units.js';
 import { requiredField } from '../messages.js';
 import { indexKeyProblem } from '../../engine/acceleration/index-statements.js';
+import { retentionProblem } from '../../engine/acceleration/retention.js';
 
 /**
  * `datasets:` entries. The core serves `file:` sources; connector plugins add the other
@@ -26,6 +27,11 @@ export const accelerationSchema = z
     refresh_retry_enabled: z.boolean().optional(),
     refresh_retry_max_attempts: z.number().int().nonnegative().optional(),
     primary_key: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    /** Spice's retention: rows older than `retention_period` by time_column, or selected by `retention_sql`, are deleted every `retention_check_interval`. */
+    retention_check_enabled: z.boolean().optional(),
+    retention_period: durationSchema().optional(),
+    retention_check_interval: durationSchema().optional(),
+    retention_sql: z.string().min(1).optional(),
     /** Spice's `{ <column> | "(a, b)": enabled | unique }`: engine indexes on the accelerated table. */
     indexes: z.record(z.string(), z.enum(['enabled', 'unique'], { error: 'expected enabled (an index) or unique (an index whose keys may not repeat)' })).optional(),
     /** `{ <primary key>: upsert | drop }`: what a row whose key is already stored does. */
@@ -81,6 +87,8 @@ function accelerationProblems(dataset: { name: string; time_column?: string | un
     const problem = indexKeyProblem(key);
     if (problem) problems.push({ path: ['acceleration', 'indexes', key], message: `dataset "${dataset.name}": ${problem}` });
   }
+  const retention = retentionProblem(dataset);
+  if (retention) problems.push({ path: ['acceleration', retention.key], message: retention.message });
   if (acceleration.refresh_mode === 'append' && dataset.time_column === undefined && primaryKey.length === 0) {
     problems.push({ path: ['acceleration', 'refresh_mode'], message: `dataset "${dataset.name}": refresh_mode append needs time_column (rows newer than the newest loaded are added) or acceleration.primary_key (source rows are merged by key)` });
   }
