@@ -16,7 +16,7 @@ import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js
 import { refreshPlan, type RefreshOverrides, type RefreshPlan } from './acceleration/refresh-options.js';
 import { indexStatements } from './acceleration/index-statements.js';
 import { RetentionChecks } from './acceleration/retention-checks.js';
-import { appendStatement, insertVerb, keyRules, replaceStatements, sourceSelect, type KeyRules } from './acceleration/refresh-statements.js';
+import { appendStatement, dataWindowCondition, insertVerb, keyRules, replaceStatements, sourceSelect, type KeyRules } from './acceleration/refresh-statements.js';
 import type { InsertTarget } from './acceleration/insert-redirect.js';
 import type { RefreshSchedule } from './acceleration/refresh-scheduler.js';
 import { ensureSchema, inTransaction, isAccelerated, scheduleOf, tableRef, toStatus, type DatasetEntry, type RunStatement, type TableRef } from './dataset-entry.js';
@@ -478,7 +478,7 @@ export class DatasetRegistry {
    * Runs inside the caller's transaction.
    */
   async #fill(entry: DatasetEntry, run: RunStatement, target: TableRef, options: { mode: 'create' | 'replace' | 'append'; refreshSql: string | undefined; orderBy: string | undefined }): Promise<void> {
-    const select = sourceSelect(entry.config.name, entry.source!.tableExpression, options.refreshSql);
+    const select = sourceSelect(entry.config.name, entry.source!.tableExpression, options.refreshSql, dataWindowCondition(entry.config, new Date()));
     const rules = keyRules(entry.config);
     const statements = options.mode === 'append'
       ? [appendStatement({ table: target.sql, select, rules, timeColumn: entry.config.time_column, timeFormat: entry.config.time_format })]

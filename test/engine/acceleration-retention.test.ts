@@ -43,3 +43,24 @@ test('retention rules are checked with the manifest, each naming the dataset', a
   t.regex(other!.message, /acceleration\.retention_sql: dataset "x": retention_sql must be DELETE FROM x WHERE <condition>/);
   await t.notThrowsAsync(load(base('      retention_check_enabled: true\n      retention_period: 7d\n      retention_check_interval: 1h\n', '    time_column: at\n')));
 });
+
+test('refresh_data_window loads only the rows within the window by time_column, at every load', async (t) => {
+  const manifest = `
+datasets:
+  - from: file:data/events.csv
+    name: events
+    time_column: at
+    time_format: timestamptz
+    acceleration:
+      enabled: true
+      refresh_data_window: 5d
+`;
+  await withRuntime(t, { manifest, files }, async ({ sql, baseUrl }) => {
+    const ids = async () => ((await (await sql('SELECT id FROM events ORDER BY id', { accept: 'application/json', headers: { 'cache-control': 'no-cache' } })).json()) as Array<{ id: number }>).map((row) => row.id);
+    t.deepEqual(await ids(), [2, 3, 4, 5], 'row 1 (10 days old) is outside the 5-day window');
+    t.is((await fetch(`${baseUrl}/v1/datasets/events/acceleration/refresh`, { method: 'POST' })).status, 201);
+    t.deepEqual(await ids(), [2, 3, 4, 5], 'a refresh keeps to the window');
+  });
+  const error = await t.throwsAsync(load('datasets:\n  - from: file:x.csv\n    name: x\n    acceleration:\n      refresh_data_window: 1d\n'));
+  t.regex(error!.message, /acceleration\.refresh_data_window: dataset "x": refresh_data_window needs time_column/);
+});

@@ -36,11 +36,22 @@ export function insertVerb(rules: KeyRules): string {
  * bound to that name in a CTE, so it shadows the dataset's own view or table. Wrapping it as a
  * subquery means only a query is accepted (a `DELETE` or a second statement fails to parse).
  */
-export function sourceSelect(datasetName: string, tableExpression: string, refreshSql: string | undefined): string {
-  if (refreshSql === undefined || refreshSql.trim() === '') return `SELECT * FROM ${tableExpression}`;
+export function sourceSelect(datasetName: string, tableExpression: string, refreshSql: string | undefined, windowCondition?: string): string {
+  const where = windowCondition === undefined ? '' : ` WHERE ${windowCondition}`;
+  if (refreshSql === undefined || refreshSql.trim() === '') return `SELECT * FROM ${tableExpression}${where}`;
   const cteName = quoteIdentifier(datasetName.split('.').pop()!);
   const query = refreshSql.trim().replace(/;\s*$/, '');
-  return `WITH ${cteName} AS (SELECT * FROM ${tableExpression}) SELECT * FROM (${query}) AS refresh_rows`;
+  return `WITH ${cteName} AS (SELECT * FROM ${tableExpression}${where}) SELECT * FROM (${query}) AS refresh_rows`;
+}
+
+/**
+ * `refresh_data_window` (Spice): only the source rows whose `time_column` falls within the
+ * window before `now` are loaded and refreshed; undefined without a window.
+ */
+export function dataWindowCondition(config: DatasetConfig, now: Date): string | undefined {
+  const window = config.acceleration?.refresh_data_window;
+  if (window === undefined || config.time_column === undefined) return undefined;
+  return `${timeValue(config.time_column, config.time_format)} >= TIMESTAMPTZ '${new Date(now.getTime() - window).toISOString()}'`;
 }
 
 /**

@@ -27,6 +27,8 @@ export const accelerationSchema = z
     refresh_retry_enabled: z.boolean().optional(),
     refresh_retry_max_attempts: z.number().int().nonnegative().optional(),
     primary_key: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    /** Spice's `refresh_data_window`: only source rows whose time_column is within this window before now are loaded. */
+    refresh_data_window: durationSchema().optional(),
     /** Spice's retention: rows older than `retention_period` by time_column, or selected by `retention_sql`, are deleted every `retention_check_interval`. */
     retention_check_enabled: z.boolean().optional(),
     retention_period: durationSchema().optional(),
@@ -86,6 +88,9 @@ function accelerationProblems(dataset: { name: string; time_column?: string | un
   for (const key of Object.keys(acceleration.indexes ?? {})) {
     const problem = indexKeyProblem(key);
     if (problem) problems.push({ path: ['acceleration', 'indexes', key], message: `dataset "${dataset.name}": ${problem}` });
+  }
+  if (acceleration.refresh_data_window !== undefined && dataset.time_column === undefined) {
+    problems.push({ path: ['acceleration', 'refresh_data_window'], message: `dataset "${dataset.name}": refresh_data_window needs time_column (only rows within the window by that column are loaded)` });
   }
   const retention = retentionProblem(dataset);
   if (retention) problems.push({ path: ['acceleration', retention.key], message: retention.message });
