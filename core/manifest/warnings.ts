@@ -10,7 +10,7 @@ import { hasPath, isMapping, parsePath } from './path.js';
  * lands, and sections of plugins switched off.
  */
 export function documentWarnings(document: Record<string, unknown>, slices: readonly OwnedSlice[], pluginNames: readonly string[] = []): string[] {
-  return [...versionWarnings(document), ...accelerationEngineWarnings(document), ...spiceOnlyWarnings(document), ...paramsWarnings(document), ...absentPluginWarnings(document, pluginNames), ...disabledSectionWarnings(document, slices)];
+  return [...versionWarnings(document), ...accelerationEngineWarnings(document), ...columnWarnings(document), ...spiceOnlyWarnings(document), ...paramsWarnings(document), ...absentPluginWarnings(document, pluginNames), ...disabledSectionWarnings(document, slices)];
 }
 
 /** The plugin that serves `runtime.params.geo` (the spatial ST_* functions); a deployment may leave it out. */
@@ -32,6 +32,19 @@ function accelerationEngineWarnings(document: Record<string, unknown>): string[]
     const name = typeof dataset.name === 'string' ? ` (${dataset.name})` : '';
     const mode = dataset.acceleration.mode === 'file' ? 'a DuckDB file under .quarry/acceleration/' : 'memory';
     return [`datasets[${index}]${name}.acceleration.engine: ${engine} is served by Quarry's embedded DuckDB engine, in ${mode}; no ${engine === 'sqlite' ? 'SQLite file' : 'PostgreSQL server'} is used`];
+  });
+}
+
+/** Keys of `datasets[].columns[]` Quarry keeps without acting on them (Spice's search settings). */
+function columnWarnings(document: Record<string, unknown>): string[] {
+  if (!Array.isArray(document.datasets)) return [];
+  return document.datasets.flatMap((dataset: unknown, index) => {
+    if (!isMapping(dataset) || !Array.isArray(dataset.columns)) return [];
+    return dataset.columns.flatMap((column: unknown, position) => {
+      if (!isMapping(column)) return [];
+      const ignored = Object.keys(column).filter((key) => key !== 'name' && key !== 'description');
+      return ignored.length === 0 ? [] : [`datasets[${index}].columns[${position}] (${String(column.name)}): ${ignored.join(', ')} ${ignored.length > 1 ? 'are' : 'is'} accepted but not used: Quarry has no search over columns yet`];
+    });
   });
 }
 

@@ -28,12 +28,20 @@ interface ColumnInfo {
   name: string;
   type: string;
   nullable: boolean;
+  /** From the manifest's `columns:` of the dataset, when it has one. */
+  description?: string;
 }
 
 /** The columns of a dataset, asked through the pipeline with DESCRIBE (a read statement). */
 async function describe(runtime: PluginRuntime, dataset: string, call: ToolCallContext): Promise<ColumnInfo[]> {
   const rows = await queryRows(runtime, `DESCRIBE ${quoteQualifiedName(dataset)}`, call);
-  return rows.map((row) => ({ name: String(row['column_name']), type: String(row['column_type']), nullable: row['null'] !== 'NO' }));
+  const declared = runtime.manifest.datasets.find((config) => config.name.toLowerCase() === dataset.toLowerCase())?.columns ?? [];
+  const descriptions = new Map(declared.filter((column) => column.description !== undefined).map((column) => [column.name.toLowerCase(), column.description!]));
+  return rows.map((row) => {
+    const name = String(row['column_name']);
+    const description = descriptions.get(name.toLowerCase());
+    return { name, type: String(row['column_type']), nullable: row['null'] !== 'NO', ...(description === undefined ? {} : { description }) };
+  });
 }
 
 /** Readiness as /v1/ready decides it, plus each dataset's state, for agents deciding whether to wait. */

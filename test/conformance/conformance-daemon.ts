@@ -16,6 +16,9 @@ datasets:
     access: read_write
     acceleration:
       enabled: true
+    columns:
+      - name: label
+        description: What happened, in words
 runtime:
   auth:
     api-key:

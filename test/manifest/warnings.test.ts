@@ -119,3 +119,9 @@ test('Spice\'s sqlite and postgres acceleration engines load with one warning ea
     "datasets[1] (b).acceleration.engine: postgres is served by Quarry's embedded DuckDB engine, in a DuckDB file under .quarry/acceleration/; no PostgreSQL server is used",
   ]);
 });
+
+test('dataset columns: descriptions are taken; Spice\'s search keys on a column are kept with a warning', async (t) => {
+  const { manifest, warnings } = await load('datasets:\n  - from: file:x.csv\n    name: x\n    columns:\n      - name: title\n        description: The title\n        embeddings:\n          - from: local_model\n      - name: body\n');
+  t.is(manifest.datasets[0]!.columns?.[0]?.description, 'The title');
+  t.deepEqual(warnings, ['datasets[0].columns[0] (title): embeddings is accepted but not used: Quarry has no search over columns yet']);
+});

@@ -65,6 +65,19 @@ export const datasetSchema = z.strictObject({
   time_format: z.enum(['timestamp', 'timestamptz', 'unix_seconds', 'unix_millis', 'ISO8601', 'date']).optional(),
   params: z.record(z.string(), parameterValue).default({}),
   acceleration: accelerationSchema.optional(),
+  /**
+   * Spice's per-column metadata: `description` is shown by the MCP table_schema tool; the
+   * search keys Spice also takes here (`embeddings`, `full_text_search`, ...) are kept and
+   * warned about (see warnings.ts).
+   */
+  columns: z
+    .array(
+      z.looseObject({
+        name: z.string({ error: requiredField('the column name') }).min(1),
+        description: z.string().optional(),
+      }),
+    )
+    .optional(),
 }).superRefine((dataset, context) => {
   for (const problem of accelerationProblems(dataset)) context.addIssue({ code: 'custom', path: problem.path, message: problem.message });
 });

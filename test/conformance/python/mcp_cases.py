@@ -51,8 +51,10 @@ async def case_each_tool_answers():
         assert rows == [{"answer": 42}], rows
         datasets = text_of(await client.call_tool("list_datasets", {}))
         assert "events" in datasets, datasets
-        schema = text_of(await client.call_tool("table_schema", {"tables": ["events"]}))
-        assert "label" in schema, schema
+        schema = json.loads(text_of(await client.call_tool("table_schema", {"tables": ["events"]})))
+        columns = {column["name"]: column for column in schema[0]["columns"]}
+        assert columns["label"].get("description") == "What happened, in words", schema
+        assert "description" not in columns["id"], schema
         sample = text_of(await client.call_tool("sample_rows", {"dataset": "events", "limit": 1}))
         assert len(json.loads(sample)) == 1, sample
         readiness = text_of(await client.call_tool("get_readiness", {}))
