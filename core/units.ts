@@ -92,18 +92,35 @@ export function formatSize(bytes: number): string {
 
 /** A manifest duration field: the text in, milliseconds out. */
 export function durationSchema() {
+  return boundedDurationSchema(MAX_DURATION_MS, `at most ${formatDuration(MAX_DURATION_MS)} (about 24.8 days, the longest the runtime can wait)`);
+}
+
+/** A duration field: the text (or 0) in, milliseconds out, refused past `maximumMs` with `tooLong`. */
+function boundedDurationSchema(maximumMs: number, tooLong: string) {
   return z.union([z.string(), z.number()]).transform((value, context) => {
     const ms = typeof value === 'number' ? (value === 0 ? 0 : undefined) : parseAnyDuration(value);
     if (ms === undefined) {
       context.addIssue({ code: 'custom', message: `invalid duration ${JSON.stringify(value)}: use a number with a unit, ${DURATION_EXAMPLE}` });
       return z.NEVER;
     }
-    if (ms > MAX_DURATION_MS) {
-      context.addIssue({ code: 'custom', message: `duration ${JSON.stringify(value)} is too long: at most ${formatDuration(MAX_DURATION_MS)} (about 24.8 days, the longest the runtime can wait)` });
+    if (ms > maximumMs) {
+      context.addIssue({ code: 'custom', message: `duration ${JSON.stringify(value)} is too long: ${tooLong}` });
       return z.NEVER;
     }
     return ms;
   });
+}
+
+/** The longest span of data time accepted (100 years of 365 days): far beyond any data window. */
+export const MAX_TIME_SPAN_MS = 100 * 365 * 24 * 60 * 60 * 1000;
+
+/**
+ * A manifest duration that measures data, not a wait (`retention_period: 90d`,
+ * `refresh_data_window: 1y` written as `365d`): no timer holds it, so it is not bound by
+ * MAX_DURATION_MS, only by MAX_TIME_SPAN_MS.
+ */
+export function timeSpanSchema() {
+  return boundedDurationSchema(MAX_TIME_SPAN_MS, 'at most 36500d (100 years)');
 }
 
 /** A manifest size field: the text in, bytes out. */

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, rmdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import type { ExecutionContext } from 'ava';
 import { repositoryRoot } from './runtime.js';
 
 /**
@@ -60,6 +61,19 @@ export function pythonClients(): Promise<PythonClients> {
     if (missing.length === 0) return { available: true };
     return { available: false, reason: `python3 lacks ${missing.join(', ')} and \`pip install ${packages.join(' ')}\` did not provide them${failure ? `: ${failure}` : ''}` };
   })());
+}
+
+/**
+ * For a test that needs the Python clients: true when they are there. Otherwise the test
+ * fails under CI (the proof must run) and passes with the reason logged elsewhere.
+ */
+export async function pythonClientsFor(t: ExecutionContext): Promise<boolean> {
+  const clients = await pythonClients();
+  if (clients.available) return true;
+  if (process.env['CI'] === 'true') t.fail(clients.reason);
+  else t.log(`skipped: ${clients.reason}`);
+  t.pass();
+  return false;
 }
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { startDaemon, waitForOutput, type Daemon } from '../helpers/daemon.js';
-import { pythonClients, runPythonCases } from '../helpers/python-clients.js';
+import { pythonClientsFor, runPythonCases } from '../helpers/python-clients.js';
 import { temporaryDirectory } from '../helpers/temporary-directory.js';
 
 /**
@@ -44,13 +44,7 @@ function peakResidentBytes(daemon: Daemon): number {
 }
 
 test('hostile input gets bounded, coded answers; memory stays bounded; shutdown holds its timeout with a hostile statement running', async (t) => {
-  const clients = await pythonClients();
-  if (!clients.available) {
-    if (process.env['CI'] === 'true') t.fail(clients.reason);
-    else t.log(`skipped: ${clients.reason}`);
-    t.pass();
-    return;
-  }
+  if (!(await pythonClientsFor(t))) return;
   const directory = temporaryDirectory('quarry-hostile-');
   writeFileSync(path.join(directory, 'quarry.yaml'), MANIFEST);
   const daemon = await startDaemon([directory, '--metrics', '127.0.0.1:0']);

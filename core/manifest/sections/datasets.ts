@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationSchema } from '../../units.js';
+import { durationSchema, timeSpanSchema } from '../../units.js';
 import { requiredField } from '../messages.js';
 import { indexKeyProblem } from '../../engine/acceleration/index-statements.js';
 import { retentionProblem } from '../../engine/acceleration/retention.js';
@@ -28,10 +28,10 @@ export const accelerationSchema = z
     refresh_retry_max_attempts: z.number().int().nonnegative().optional(),
     primary_key: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
     /** Spice's `refresh_data_window`: only source rows whose time_column is within this window before now are loaded. */
-    refresh_data_window: durationSchema().optional(),
+    refresh_data_window: timeSpanSchema().optional(),
     /** Spice's retention: rows older than `retention_period` by time_column, or selected by `retention_sql`, are deleted every `retention_check_interval`. */
     retention_check_enabled: z.boolean().optional(),
-    retention_period: durationSchema().optional(),
+    retention_period: timeSpanSchema().optional(),
     retention_check_interval: durationSchema().optional(),
     retention_sql: z.string().min(1).optional(),
     /** Spice's `{ <column> | "(a, b)": enabled | unique }`: engine indexes on the accelerated table. */
