@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
@@ -67,6 +67,7 @@ test('a shop pod: SQLite and DuckDB sources, Spice\'s sqlite engine, indexes, co
     t,
     'shop',
     async (directory) => {
+      mkdirSync(path.join(directory, 'data'), { recursive: true });
       const sqlite = spawnSync('python3', ['-c', `import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, city TEXT)")
