@@ -207,6 +207,9 @@ export class Runtime {
         onDatasetLoaded: (event) => {
           this.hooks.datasets.loaded.promise(event).catch((error: Error) => this.log.error('a datasets.loaded tap failed', { error: error.message }));
         },
+        onDatasetRegistered: (dataset) => {
+          this.hooks.datasets.registered.promise({ dataset }).catch((error: Error) => this.log.error('a datasets.registered tap failed', { dataset, error: error.message }));
+        },
         onDatasetChanged: (dataset, reason) => this.hooks.cache.invalidate.promise({ datasets: [dataset.toLowerCase()], reason }),
       });
       this.#pipeline = new QueryPipeline({ hooks: this.hooks, engine: this.#engine, phase: this.#phase, log: this.log.child('query'), maxSqlLength: this.#manifest.runtime.query.max_sql_length });

@@ -10,6 +10,7 @@ import { createResultsCachePlugin } from './results-cache/index.js';
 import { createSchedulerPlugin } from './scheduler/index.js';
 import { createSourceRateControlPlugin } from './source-rate-control/index.js';
 import { createTaskHistoryPlugin } from './task-history/index.js';
+import { createSpiceCatalogPlugin } from './spice-catalog/index.js';
 import { createTelemetryPlugin } from './telemetry/index.js';
 import { createSqliteConnectorPlugin } from './connector-sqlite/index.js';
 import { createS3ConnectorPlugin } from './connector-s3/index.js';
@@ -29,6 +30,8 @@ export function defaultPlugins(): QuarryPlugin[] {
     createResultsCachePlugin(),
     createTelemetryPlugin(),
     createTaskHistoryPlugin(),
+    // After task-history: its start-up creates runtime.task_history, which spice.runtime.task_history reads.
+    createSpiceCatalogPlugin(),
     createFunctionsPlugin(),
     createGeoPlugin(),
     createMcpPlugin(),

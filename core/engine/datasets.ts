@@ -35,6 +35,7 @@ export class DatasetRegistry {
   readonly #baseDirectory: string;
   readonly #log: Logger;
   readonly #onLoaded: (event: DatasetLoadEvent) => void;
+  readonly #onRegistered: (dataset: string) => void;
   readonly #onChanged: (dataset: string) => Promise<void>;
   readonly #connectors: ConnectorRegistry;
   readonly #fetch: FetchDatasets;
@@ -58,6 +59,8 @@ export class DatasetRegistry {
       /** runtime.dataset_load_parallelism: mirrors synchronised (and datasets loaded) at most this many at once. */
       loadParallelism?: number;
       onLoaded?: (event: DatasetLoadEvent) => void;
+      /** Told when a dataset's name becomes queryable (its view exists). */
+      onRegistered?: (dataset: string) => void;
       /** Told after a start-up load changed what a dataset serves (caches may hold the live source's answers). */
       onChanged?: (dataset: string) => Promise<void>;
       /** A connection for retention checks (they run on their own, between loads). */
@@ -73,6 +76,7 @@ export class DatasetRegistry {
     this.#log = options.log;
     this.#schemas = new PendingSchemas({ fetch: this.#fetch, log: options.log });
     this.#onLoaded = options.onLoaded ?? (() => undefined);
+    this.#onRegistered = options.onRegistered ?? (() => undefined);
     this.#onChanged = options.onChanged ?? (async () => undefined);
     this.#retention = options.connect && new RetentionChecks({ connect: options.connect, log: options.log, onChanged: this.#onChanged });
     for (const config of datasets) {
@@ -192,6 +196,7 @@ export class DatasetRegistry {
     for (const statement of source.setupStatements ?? []) await run(statement);
     await run(`CREATE OR REPLACE VIEW ${quoteQualifiedName(entry.config.name)} AS SELECT * FROM ${source.tableExpression}`);
     entry.registered = true;
+    this.#onRegistered(entry.config.name);
     if (isAccelerated(entry.config)) {
       entry.accelerationTable = entry.late?.attachedTable ?? (await this.#accelerationTable(run, entry.config));
       if (entry.config.acceleration?.mode === 'file') await this.#serveExistingFile(entry, run);

@@ -59,6 +59,8 @@ export interface EngineOptions {
   log: Logger;
   /** Told after every load or refresh attempt of a dataset (successful or not). */
   onDatasetLoaded?: (event: DatasetLoadEvent) => void;
+  /** Told when a dataset's name becomes queryable (at start-up, or later for a slow source). */
+  onDatasetRegistered?: (dataset: string) => void;
   /** The `from:` schemes this deployment serves (core `file:` plus connector plugins). */
   connectors: ConnectorRegistry;
   /** Told after a dataset's data changed (refresh or write), so caches can drop what read it. */
@@ -106,6 +108,7 @@ export class Engine implements EngineApi {
       loadParallelism: options.manifest.runtime.dataset_load_parallelism,
       fetch: this.#fetch,
       onLoaded: (event) => options.onDatasetLoaded?.(event),
+      onRegistered: (dataset) => options.onDatasetRegistered?.(dataset),
       onChanged: (dataset) => options.onDatasetChanged(dataset, 'refresh'),
       connect: () => instance.connect(),
     });

@@ -12,6 +12,7 @@ import type { OutboundRequest } from '../outbound/types.js';
 import type {
   CacheInvalidation,
   DatasetLoadEvent,
+  DatasetRegisteredEvent,
   EncodedAnswer,
   InboundRequest,
   QueryOutcome,
@@ -68,6 +69,8 @@ export function createHooks() {
     datasets: Object.freeze({
       /** Series, after every dataset load or refresh attempt, successful or not. */
       loaded: new AsyncSeriesHook<[DatasetLoadEvent]>(['event']),
+      /** Series, not awaited, when a dataset's name becomes queryable: at start-up, or later for a source slow to give its columns. */
+      registered: new AsyncSeriesHook<[DatasetRegisteredEvent]>(['event']),
     }),
     outbound: Object.freeze({
       /** Series, before every attempt of every upstream request a connector makes: wait (rate control), refuse by throwing, `defer` a release. */

@@ -162,6 +162,12 @@ export interface CacheInvalidation {
   readonly reason: 'refresh' | 'write' | 'manual';
 }
 
+/** A dataset whose name became queryable, as `datasets.registered` reports it. */
+export interface DatasetRegisteredEvent {
+  /** The dataset's name as the manifest spells it. */
+  readonly dataset: string;
+}
+
 /** A dataset load or refresh attempt, as `datasets.loaded` reports it. */
 export interface DatasetLoadEvent {
   readonly dataset: string;

@@ -50,6 +50,7 @@ async function servePod(t: import('ava').ExecutionContext, pod: string, prepare:
 test('a v1beta1 tutorial pod with an accelerated local file', async (t) => {
   await servePod(t, 'taxi-tutorial', async () => undefined, [
     { name: 'count', sql: 'SELECT count(*) AS trips FROM taxi_trips', rows: [{ trips: 5 }] },
+    { name: 'by Spice\'s name', sql: "SELECT count(*) AS trips FROM spice.public.taxi_trips WHERE pickup_zone = 'JFK'", rows: [{ trips: 2 }] },
     {
       name: 'by zone',
       sql: 'SELECT pickup_zone, count(*) AS trips, sum(fare) AS fares FROM taxi_trips GROUP BY pickup_zone ORDER BY pickup_zone',

@@ -31,7 +31,7 @@ test('runtime.task_history has Spice\'s columns and types', async (t) => {
   await withTelemetryRuntime(t, { manifest: 'datasets: []\n' }, async ({ runtime }) => {
     // A view over the compact stored rows: DuckDB gives views no NOT NULL, so only names and
     // types are Spice's to the letter (the never-null columns are checked by the row tests).
-    const columns = await runtime.engine.runInternal("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'runtime' AND table_name = 'task_history' ORDER BY ordinal_position");
+    const columns = await runtime.engine.runInternal("SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = 'runtime' AND table_name = 'task_history' ORDER BY ordinal_position");
     t.deepEqual(
       columns.map((column) => `${String(column['column_name'])} ${String(column['data_type'])}`),
       [
