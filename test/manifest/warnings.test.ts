@@ -84,6 +84,7 @@ test('every built-in plugin owns its sections and they are all in the bundle', (
     'results-cache': ['runtime.caching', 'runtime.results_cache'],
     telemetry: ['runtime.telemetry', 'runtime.metrics'],
     'task-history': ['runtime.task_history'],
+    'spice-catalog': [],
     functions: ['runtime.functions', 'functions', 'tools'],
     geo: [],
     mcp: ['runtime.mcp'],
