@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { isRegisteredErrorCode } from '../errors/codes.js';
-import { QuarryError } from '../errors/quarry-error.js';
+import { QuarryError, isQuarryError, toQuarryError } from '../errors/quarry-error.js';
 
 /**
  * A JS function registered in the engine (a plugin's UDF) reports its failure with
@@ -45,7 +45,7 @@ function withoutSetHint(message: string): string {
  * The engine's message is kept: it names the line and the offending token.
  */
 export function engineError(error: unknown, context: EngineErrorContext = {}): QuarryError {
-  if (error instanceof QuarryError) return error;
+  if (isQuarryError(error)) return toQuarryError(error);
   // The node binding prefixes parse failures with its own words; the engine's text follows.
   const message = withoutSetHint(withoutInstallHint((error instanceof Error ? error.message : String(error)).replace(/^Failed to extract statements: /, ''), context));
   const kind = /^([A-Za-z ]+?) Error:/.exec(message)?.[1] ?? '';

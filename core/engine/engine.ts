@@ -4,7 +4,7 @@ import { QuarryError } from '../errors/quarry-error.js';
 import type { Logger } from '../log.js';
 import type { Manifest, ManifestSource } from '../manifest/types.js';
 import { formatSizeApproximately } from '../units.js';
-import type { DatasetLoadEvent, Principal } from '../pipeline/types.js';
+import { readOnlyRefusal, type DatasetLoadEvent, type Principal } from '../pipeline/types.js';
 import { tableFromArrays, type RecordBatch, type Schema } from 'apache-arrow';
 import { appendBatches } from './append.js';
 import { classifyPrepared } from './classify.js';
@@ -260,7 +260,7 @@ export class Engine implements EngineApi {
     if (unavailable) throw unavailable;
     const refusal = this.writeRefusal(name);
     if (refusal) throw new QuarryError(this.#registry.accelerationTable(name) ? 'WRITE_NOT_ALLOWED' : 'DATASET_NOT_ACCELERATED', refusal);
-    if (!options.principal.canWrite) throw new QuarryError('WRITE_NOT_ALLOWED', `writing to dataset "${name}" needs a caller that may write (use a key with :rw)`);
+    if (!options.principal.canWrite) throw new QuarryError('WRITE_NOT_ALLOWED', `writing to dataset "${name}": ${readOnlyRefusal(options.principal)}`);
     const target = this.#writeTargets.get(name.toLowerCase());
     if (target) return this.#appendThroughTarget(name, target, schema, batches, options.signal);
     const { table, config } = this.#registry.accelerationTable(name)!;

@@ -1,10 +1,10 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { GRPC, errorCodeSpec } from '../errors/codes.js';
+import { GRPC } from '../errors/codes.js';
 import { toQuarryError, type QuarryError } from '../errors/quarry-error.js';
 
 /** The gRPC status a QuarryError is answered with: never UNKNOWN. */
 export function grpcStatusOf(error: QuarryError): status {
-  const code = errorCodeSpec(error.code).grpc;
+  const code = error.grpcStatus;
   return code === GRPC.UNKNOWN || code === GRPC.OK ? status.INTERNAL : (code as status);
 }
 

@@ -1,4 +1,4 @@
-import { QuarryError } from '../errors/quarry-error.js';
+import { QuarryError, isQuarryError, toQuarryError } from '../errors/quarry-error.js';
 
 interface TapLike {
   type: 'sync' | 'async' | 'promise';
@@ -14,9 +14,13 @@ function isHook(value: unknown): value is InterceptableHook {
   return typeof value === 'object' && value !== null && typeof (value as InterceptableHook).intercept === 'function';
 }
 
-/** A QuarryError is a deliberate answer (a refusal, a bad request); anything else is a plugin bug. */
+/**
+ * A QuarryError is a deliberate answer (a refusal, a bad request), also when the plugin made it
+ * with another copy of Quarry (recognised by its brand and made ours here, statuses kept);
+ * anything else is a plugin bug.
+ */
 function wrapFailure(error: unknown, plugin: string, hook: string): unknown {
-  if (error instanceof QuarryError) return error;
+  if (isQuarryError(error)) return toQuarryError(error);
   const message = error instanceof Error ? error.message : String(error);
   return new QuarryError('PLUGIN_FAILED', `plugin "${plugin}" failed in hook ${hook}: ${message}`, { cause: error, details: { plugin, hook } });
 }

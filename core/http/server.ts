@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { QuarryError, toQuarryError } from '../errors/quarry-error.js';
+import { QuarryError, isQuarryError, toQuarryError } from '../errors/quarry-error.js';
 import type { Hooks } from '../hooks/hooks.js';
 import type { TlsService } from '../listeners/tls-service.js';
 import type { PhaseMachine } from '../lifecycle/phase.js';
@@ -185,7 +185,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 const CLOSE_GRACE_MS = 1_000;
 
 function fromFastifyError(error: FastifyError, bodyLimit: number): QuarryError {
-  if (error instanceof QuarryError) return error;
+  if (isQuarryError(error)) return toQuarryError(error);
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new QuarryError('BODY_TOO_LARGE', `the request body is over the ${formatSize(bodyLimit)} limit`);

@@ -1,6 +1,6 @@
-import { QuarryError } from '../errors/quarry-error.js';
+import { QuarryError, isQuarryError, toQuarryError } from '../errors/quarry-error.js';
 import type { Hooks } from '../hooks/hooks.js';
-import type { InboundRequest, Principal } from './types.js';
+import { readOnlyRefusal, type InboundRequest, type Principal } from './types.js';
 
 /**
  * Decides the caller from the connection itself, in place of `hooks.auth`: for a listener
@@ -25,7 +25,7 @@ export function admit(hooks: Hooks, inbound: InboundRequest, authenticate?: Peer
 export function admitThen(hooks: Hooks, inbound: InboundRequest, done: (error?: unknown) => void, authenticate?: PeerAuthentication): void {
   const authorise = () => {
     if (inbound.write && !inbound.principal.canWrite) {
-      return done(new QuarryError('WRITE_NOT_ALLOWED', `${inbound.route} writes, and this caller may only read (use a key with :rw)`));
+      return done(new QuarryError('WRITE_NOT_ALLOWED', `${inbound.route} writes, and ${readOnlyRefusal(inbound.principal)}`));
     }
     done();
   };
@@ -34,7 +34,7 @@ export function admitThen(hooks: Hooks, inbound: InboundRequest, done: (error?: 
     if (inbound.public) return done();
     if (authenticate) {
       const decided = authenticate(inbound);
-      if (decided instanceof QuarryError) return done(decided);
+      if (isQuarryError(decided)) return done(toQuarryError(decided));
       inbound.principal = decided;
       return authorise();
     }

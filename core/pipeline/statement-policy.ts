@@ -1,5 +1,5 @@
 import { QuarryError } from '../errors/quarry-error.js';
-import { readOnlyHint, type QueryRequest } from './types.js';
+import { readOnlyRefusal, type QueryRequest } from './types.js';
 import { neverStatementError } from '../engine/statement-gate.js';
 
 /** What the policy needs to know about datasets: why one cannot take writes (undefined: it can). */
@@ -15,7 +15,7 @@ export function createStatementPolicy(writeRefusal: WriteRefusal): (request: Que
     if (request.kind === 'read') return;
     if (request.kind === 'other') throw neverStatementError(request.statementType);
     if (!request.principal.canWrite) {
-      throw new QuarryError('WRITE_NOT_ALLOWED', `${request.statementType} writes, and this caller may only read (${readOnlyHint(request.principal)})`);
+      throw new QuarryError('WRITE_NOT_ALLOWED', `${request.statementType} writes, and ${readOnlyRefusal(request.principal)}`);
     }
     const target = request.statementType === 'INSERT' ? insertTarget(request.sql) : undefined;
     if (!target) {

@@ -13,9 +13,10 @@ export interface Principal {
   /** Whether the caller may write (DML, ingest, refresh). */
   readonly canWrite: boolean;
   /**
-   * Why a caller that cannot write is read-only, for refusals: absent means its credentials
-   * (the hint is then to use a key that may write); a door that restricts a caller itself
-   * says so (the MCP sql tool is read-only for every key).
+   * What a write refusal tells a caller that cannot write: the auth plugin that made the
+   * principal says how to get write access (the API-key plugin: `use a key with :rw`); a door
+   * that restricts a caller itself says so (the MCP sql tool is read-only for every key).
+   * Absent: the refusal names no remedy.
    */
   readonly readOnlyBecause?: string;
   /**
@@ -25,9 +26,9 @@ export interface Principal {
   readonly admin?: boolean;
 }
 
-/** The hint of a write refusal for `principal` (see Principal.readOnlyBecause). */
-export function readOnlyHint(principal: Principal): string {
-  return principal.readOnlyBecause ?? 'use a key with :rw';
+/** `this caller may only read`, with the principal's hint when it has one (see Principal.readOnlyBecause). */
+export function readOnlyRefusal(principal: Principal): string {
+  return principal.readOnlyBecause === undefined ? 'this caller may only read' : `this caller may only read (${principal.readOnlyBecause})`;
 }
 
 /** The caller when no auth plugin claims the request: may read and write, shares caches. */

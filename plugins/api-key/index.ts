@@ -46,7 +46,7 @@ export function apiKeyScheme(keys: KeyRing): (request: InboundRequest) => Quarry
       const where = presented.from === 'x-api-key' ? 'the X-API-Key header' : 'the Authorization header';
       return refuse(request, 'API_KEY_INVALID', `Invalid credentials: the API key in ${where} is not accepted`);
     }
-    request.principal = { id: match.id, method: 'api-key', canWrite: match.canWrite, admin: match.admin };
+    request.principal = { id: match.id, method: 'api-key', canWrite: match.canWrite, admin: match.admin, ...(match.canWrite ? {} : { readOnlyBecause: 'use a key with :rw' }) };
     return undefined;
   };
 }
