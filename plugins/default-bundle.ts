@@ -1,46 +1,39 @@
-import type { QuarryPlugin } from '../core/plugins/types.js';
-import { createApiKeyPlugin } from './api-key/index.js';
-import { createClientCertPlugin } from './client-cert/index.js';
-import { createCorsPlugin } from './cors/index.js';
-import { createFunctionsPlugin } from './functions/index.js';
-import { createGeoPlugin } from './geo/index.js';
-import { createHttpConnectorsPlugin } from './http-connectors/index.js';
-import { createMcpPlugin } from './mcp/index.js';
-import { createResultsCachePlugin } from './results-cache/index.js';
-import { createSchedulerPlugin } from './scheduler/index.js';
-import { createSourceRateControlPlugin } from './source-rate-control/index.js';
-import { createTaskHistoryPlugin } from './task-history/index.js';
-import { createSpiceCatalogPlugin } from './spice-catalog/index.js';
-import { createTelemetryPlugin } from './telemetry/index.js';
-import { createSqliteConnectorPlugin } from './connector-sqlite/index.js';
-import { createS3ConnectorPlugin } from './connector-s3/index.js';
-import { createDuckdbConnectorPlugin } from './connector-duckdb/index.js';
-import { createPostgresConnectorPlugin } from './connector-postgres/index.js';
+import type { LazyPlugin, QuarryPlugin } from '../core/plugins/types.js';
+
+/** A built-in imported only when enabled (see LazyPlugin). */
+function builtin(name: string, sections: readonly string[], load: () => Promise<QuarryPlugin>): LazyPlugin {
+  return { name, sections, load };
+}
 
 /**
  * The built-in plugins, in apply order. Each is switched off with
- * `plugins: [{ name: <name>, enabled: false }]`. Fresh instances per call, so two runtimes
- * in one process share no plugin state.
+ * `plugins: [{ name: <name>, enabled: false }]`, and then never imported. Fresh instances per
+ * call, so two runtimes in one process share no plugin state.
  */
-export function defaultPlugins(): QuarryPlugin[] {
+export function defaultPlugins(): LazyPlugin[] {
   return [
-    createApiKeyPlugin(),
-    createClientCertPlugin(),
-    createCorsPlugin(),
-    createResultsCachePlugin(),
-    createTelemetryPlugin(),
-    createTaskHistoryPlugin(),
+    builtin('api-key', ['runtime.auth'], async () => (await import('./api-key/index.js')).createApiKeyPlugin()),
+    builtin('client-cert', [], async () => (await import('./client-cert/index.js')).createClientCertPlugin()),
+    builtin('cors', ['runtime.cors'], async () => (await import('./cors/index.js')).createCorsPlugin()),
+    builtin('results-cache', ['runtime.caching', 'runtime.results_cache'], async () => (await import('./results-cache/index.js')).createResultsCachePlugin()),
+    builtin('telemetry', ['runtime.telemetry', 'runtime.metrics'], async () => (await import('./telemetry/index.js')).createTelemetryPlugin()),
+    builtin('task-history', ['runtime.task_history'], async () => (await import('./task-history/index.js')).createTaskHistoryPlugin()),
     // After task-history: its start-up creates runtime.task_history, which spice.runtime.task_history reads.
-    createSpiceCatalogPlugin(),
-    createFunctionsPlugin(),
-    createGeoPlugin(),
-    createMcpPlugin(),
-    createSourceRateControlPlugin(),
-    createHttpConnectorsPlugin(),
-    createSchedulerPlugin(),
-    createSqliteConnectorPlugin(),
-    createS3ConnectorPlugin(),
-    createDuckdbConnectorPlugin(),
-    createPostgresConnectorPlugin(),
+    builtin('spice-catalog', [], async () => (await import('./spice-catalog/index.js')).createSpiceCatalogPlugin()),
+    builtin('functions', ['runtime.functions', 'functions', 'tools'], async () => (await import('./functions/index.js')).createFunctionsPlugin()),
+    builtin('geo', [], async () => (await import('./geo/index.js')).createGeoPlugin()),
+    builtin('mcp', ['runtime.mcp'], async () => (await import('./mcp/index.js')).createMcpPlugin()),
+    builtin('source-rate-control', ['runtime.source_rate_control'], async () => (await import('./source-rate-control/index.js')).createSourceRateControlPlugin()),
+    builtin('http-connectors', [], async () => (await import('./http-connectors/index.js')).createHttpConnectorsPlugin()),
+    builtin('scheduler', ['runtime.scheduler'], async () => (await import('./scheduler/index.js')).createSchedulerPlugin()),
+    builtin('connector-sqlite', [], async () => (await import('./connector-sqlite/index.js')).createSqliteConnectorPlugin()),
+    builtin('connector-s3', [], async () => (await import('./connector-s3/index.js')).createS3ConnectorPlugin()),
+    builtin('connector-duckdb', [], async () => (await import('./connector-duckdb/index.js')).createDuckdbConnectorPlugin()),
+    builtin('connector-postgres', [], async () => (await import('./connector-postgres/index.js')).createPostgresConnectorPlugin()),
   ];
+}
+
+/** Every built-in, loaded: for tools that need them all (the JSON Schema generator, docs checks). */
+export async function loadedDefaultPlugins(): Promise<QuarryPlugin[]> {
+  return Promise.all(defaultPlugins().map((plugin) => plugin.load()));
 }

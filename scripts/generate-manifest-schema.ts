@@ -5,7 +5,7 @@ import { z, type ZodType } from 'zod';
 import { buildManifestSchema, collectSlices } from '../core/manifest/schema.js';
 import { valueKind } from '../core/manifest/schema-walk.js';
 import { DURATION_EXAMPLE, SIZE_EXAMPLE } from '../core/units.js';
-import { defaultPlugins } from '../plugins/default-bundle.js';
+import { loadedDefaultPlugins } from '../plugins/default-bundle.js';
 
 /**
  * Writes docs/manifest.schema.json: the manifest's JSON Schema (input side: fields with
@@ -15,8 +15,8 @@ import { defaultPlugins } from '../plugins/default-bundle.js';
  */
 export const SCHEMA_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'manifest.schema.json');
 
-export function generateManifestSchema(): string {
-  const bundle = defaultPlugins();
+export async function generateManifestSchema(): Promise<string> {
+  const bundle = await loadedDefaultPlugins();
   const schema = buildManifestSchema({ slices: collectSlices(bundle, []), builtinNames: bundle.map((plugin) => plugin.name) });
   const json = z.toJSONSchema(schema, {
     io: 'input',
@@ -40,7 +40,7 @@ function describeUnits(schema: ZodType, json: Record<string, unknown>): void {
 }
 
 export async function writeManifestSchema(file = SCHEMA_FILE): Promise<void> {
-  await writeFile(file, generateManifestSchema());
+  await writeFile(file, await generateManifestSchema());
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

@@ -9,7 +9,7 @@ import v8 from 'node:v8';
 // Flight DoGet of 10M rows from 2-5M to 5.5M rows/s).
 v8.setFlagsFromString('--heap-growing-percent=100');
 
-import { stringify } from 'yaml';
+import { checkReport } from './check-report.js';
 import { createLogger } from '../../core/log.js';
 import { isQuarryError, QuarryError } from '../../core/errors/quarry-error.js';
 import { formatProblems } from '../../core/manifest/issues.js';
@@ -42,7 +42,7 @@ async function main(argv: readonly string[]): Promise<number> {
     // What start-up would find without the network: unserved schemes, connector params, local files.
     const problems = await runtime.checkSources();
     if (problems.length > 0) throw new QuarryError('MANIFEST_INVALID', formatProblems(loaded.source.file, problems), { details: { problems } });
-    process.stdout.write(`# ${loaded.source.file} is valid (sources are checked without the network: hosts, credentials and remote objects are not)\n${stringify(loaded.masked)}`);
+    process.stdout.write(checkReport(loaded));
     return 0;
   }
   for (const warning of loaded.warnings) log.warn(warning);
@@ -73,7 +73,7 @@ async function main(argv: readonly string[]): Promise<number> {
     log.info('SIGHUP received: reloading TLS certificates');
     runtime.reloadTls();
   });
-  log.info('starting quarry', { version: QUARRY_VERSION, manifest: loaded.source.file, plugins: loaded.plugins.map((p) => p.name).join(',') });
+  log.info('starting quarry', { version: QUARRY_VERSION, manifest: loaded.source.file, plugins: loaded.pluginOrigins.map((origin) => (origin.source === 'built-in' ? origin.name : `${origin.name}:${origin.source}`)).join(','), disabled: loaded.disabledPlugins.join(',') || undefined });
   await runtime.start();
   return exitCode;
 }

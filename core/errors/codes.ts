@@ -44,6 +44,7 @@ const coreCodes = {
   PLUGIN_DUPLICATE: { http: 500, grpc: GRPC.INTERNAL, description: 'Two plugins share one name.' },
   PLUGIN_DEPENDENCY_MISSING: { http: 500, grpc: GRPC.INTERNAL, description: 'A plugin depends on a plugin that is not loaded (missing or disabled).' },
   PLUGIN_LOAD_FAILED: { http: 500, grpc: GRPC.INTERNAL, description: 'A user plugin module could not be imported or does not export a plugin.' },
+  PLUGIN_API_MISMATCH: { http: 500, grpc: GRPC.INTERNAL, description: 'A user plugin declares a pluginApiVersion other than the one this runtime serves; rebuild it against the installed quarry.' },
   PLUGIN_UNKNOWN: { http: 500, grpc: GRPC.INTERNAL, description: 'The manifest names a built-in plugin that does not exist.' },
   PLUGIN_FAILED: { http: 500, grpc: GRPC.INTERNAL, description: 'A plugin threw while applying or inside a hook; the message names the plugin and the hook.' },
   LISTENER_FAILED: { http: 500, grpc: GRPC.INTERNAL, description: 'A listener could not bind its address (in use, bad address).' },

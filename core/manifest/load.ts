@@ -2,7 +2,8 @@ import path from 'node:path';
 import type { ZodType } from 'zod';
 import { QuarryError } from '../errors/quarry-error.js';
 import { resolvePlugins } from '../plugins/loader.js';
-import type { QuarryPlugin } from '../plugins/types.js';
+import type { BundledPlugin, QuarryPlugin } from '../plugins/types.js';
+import type { PluginOrigin } from '../plugins/loader.js';
 import { createSecretResolver, type SecretResolver } from '../secrets/resolver.js';
 import { dedupeProblems, formatProblems, sortByDocumentOrder, manifestErrorMap, problemsFromIssues, type ManifestProblem } from './issues.js';
 import { locateManifest, readManifestDocument } from './locate.js';
@@ -24,7 +25,7 @@ export interface LoadManifestOptions {
   /** A manifest file, or a directory holding quarry.yaml (else quarry.yml, spicepod.yaml, spicepod.yml). */
   path: string;
   /** The built-in plugins (usually defaultPlugins()); `plugins:` entries switch them off. */
-  bundle: readonly QuarryPlugin[];
+  bundle: readonly BundledPlugin[];
   /** `--set-runtime path=value` flags, applied before validation. */
   setRuntime?: readonly string[];
   /** The environment secrets and `${ env:NAME }` read; default process.env. */
@@ -44,6 +45,10 @@ export interface LoadedManifest {
   plugins: QuarryPlugin[];
   /** Built-ins switched off in `plugins:`. */
   disabledPlugins: string[];
+  /** The plugins that run, in apply order, with where each comes from. */
+  pluginOrigins: PluginOrigin[];
+  /** Sections of disabled plugins present in the manifest: accepted, and ignored. */
+  ignoredSections: Array<{ path: string; plugin: string }>;
   /** Start-up warnings, one line each; free of secret values. */
   warnings: string[];
   /** Every resolved secret value: whoever prints or logs manifest data masks these. */
@@ -75,7 +80,7 @@ export async function loadManifest(options: LoadManifestOptions): Promise<Loaded
   const secretEntries = validEntries<SecretStoreEntry>(document.secrets, secretStoreEntrySchema).map(({ entry }) => entry);
   const secrets = lazyResolver(() => createSecretResolver({ entries: secretEntries, directory: source.directory, env }));
   const pluginEntries = await withResolvedParams(validEntries<PluginEntry>(document.plugins, pluginEntrySchema(builtinNames)), secrets);
-  const { plugins, disabled } = await resolvePlugins({ bundle: options.bundle, entries: pluginEntries, baseDirectory: source.directory });
+  const { plugins, disabled, origins } = await resolvePlugins({ bundle: options.bundle, entries: pluginEntries, baseDirectory: source.directory });
   const slices = collectSlices(plugins, options.bundle.filter((plugin) => disabled.includes(plugin.name)));
   const schema = buildManifestSchema({ slices, builtinNames });
 
@@ -108,6 +113,8 @@ export async function loadManifest(options: LoadManifestOptions): Promise<Loaded
     source,
     plugins,
     disabledPlugins: disabled,
+    pluginOrigins: origins,
+    ignoredSections: slices.filter((owned) => !owned.enabled && hasPath(document, parsePath(owned.slice.path))).map((owned) => ({ path: owned.slice.path, plugin: owned.owner })),
     warnings: warnings.map((warning) => scrub(warning, resolver.values)),
     secretValues: resolver.values,
     masked,

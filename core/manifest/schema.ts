@@ -1,6 +1,6 @@
 import { z, type ZodType } from 'zod';
 import { QuarryError } from '../errors/quarry-error.js';
-import type { ManifestSlice, QuarryPlugin } from '../plugins/types.js';
+import { isLazyPlugin, type BundledPlugin, type ManifestSlice, type QuarryPlugin } from '../plugins/types.js';
 import { datasetSchema } from './sections/datasets.js';
 import { coreRuntimeShape } from './sections/runtime-core.js';
 import {
@@ -34,18 +34,27 @@ export function slicePlacement(path: string): { scope: 'top' | 'runtime'; key: s
   return undefined;
 }
 
+/** The section of a disabled built-in that is never imported: accepted as written, reported as ignored. */
+const IGNORED_SECTION = z.unknown().optional();
+
+/** A bundled plugin's slices; a lazy built-in's (never loaded when disabled) accept anything. */
+function slicesOf(plugin: BundledPlugin): readonly ManifestSlice[] {
+  if (!isLazyPlugin(plugin)) return plugin.manifest ?? [];
+  return plugin.sections.map((path) => ({ path, schema: IGNORED_SECTION }));
+}
+
 /**
- * The slices of running plugins and of disabled built-ins (whose sections still
- * validate, so a typo is caught before someone turns the plugin back on). A running
- * plugin's slice replaces a disabled built-in's slice of the same path: that is how a
- * user's cache plugin takes over `runtime.caching`.
+ * The slices of running plugins and of disabled built-ins. A disabled built-in's sections
+ * are accepted and reported as ignored; one given as a loaded plugin (tests, embedders)
+ * still validates them. A running plugin's slice replaces a disabled built-in's slice of
+ * the same path: that is how a user's cache plugin takes over `runtime.caching`.
  */
-export function collectSlices(running: readonly QuarryPlugin[], disabledBuiltins: readonly QuarryPlugin[]): OwnedSlice[] {
+export function collectSlices(running: readonly QuarryPlugin[], disabledBuiltins: readonly BundledPlugin[]): OwnedSlice[] {
   const byPath = new Map<string, OwnedSlice>();
   const coreRuntimeKeys = Object.keys(coreRuntimeShape);
   for (const [plugins, enabled] of [[running, true], [disabledBuiltins, false]] as const) {
     for (const plugin of plugins) {
-      for (const slice of plugin.manifest ?? []) {
+      for (const slice of slicesOf(plugin)) {
         const placement = slicePlacement(slice.path);
         if (!placement) {
           throw new QuarryError('PLUGIN_LOAD_FAILED', `plugin "${plugin.name}" declares manifest section "${slice.path}": a section must be a top-level key or runtime.<key>`);

@@ -29,9 +29,34 @@ export interface ManifestSlice {
  */
 export interface QuarryPlugin {
   readonly name: string;
+  /**
+   * The plugin API version the plugin was written for (`PLUGIN_API_VERSION` of the `quarry` it
+   * was built against; `definePlugin` fills it in). A runtime serving another version refuses
+   * the plugin at start-up, naming both; a plugin without it is loaded unchecked.
+   */
+  readonly pluginApiVersion?: number;
   readonly dependencies?: readonly string[];
   readonly manifest?: readonly ManifestSlice[];
   apply(runtime: PluginRuntime): void | Promise<void>;
+}
+
+/**
+ * A built-in plugin the runtime imports only when it is enabled, so a disabled plugin costs
+ * neither its modules' loading time nor their memory. `sections` names the manifest sections
+ * its plugin declares: a disabled plugin's sections are accepted as written and reported as
+ * ignored (a test keeps the list equal to the loaded plugin's own).
+ */
+export interface LazyPlugin {
+  readonly name: string;
+  readonly sections: readonly string[];
+  load(): Promise<QuarryPlugin>;
+}
+
+/** What a runtime's bundle holds: plugins, or built-ins loaded on demand. */
+export type BundledPlugin = QuarryPlugin | LazyPlugin;
+
+export function isLazyPlugin(plugin: BundledPlugin): plugin is LazyPlugin {
+  return typeof (plugin as Partial<LazyPlugin>).load === 'function';
 }
 
 /** A user plugin module's default export: a plugin, or a factory given the entry's `params`. */

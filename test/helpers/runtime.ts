@@ -5,7 +5,7 @@ import type { ExecutionContext } from 'ava';
 import { createLogger, type LogRecord } from '../../core/log.js';
 import { loadManifest } from '../../core/manifest/load.js';
 import { Runtime } from '../../core/runtime.js';
-import type { QuarryPlugin } from '../../core/plugins/types.js';
+import type { BundledPlugin } from '../../core/plugins/types.js';
 import { defaultPlugins } from '../../plugins/default-bundle.js';
 import { temporaryDirectory } from './temporary-directory.js';
 
@@ -28,7 +28,7 @@ export interface RuntimeSetup {
   files?: Record<string, string | Buffer>;
   /** Copy the quickstart data into `data/`. */
   withQuickstartData?: boolean;
-  bundle?: QuarryPlugin[];
+  bundle?: BundledPlugin[];
   /** Wait for accelerated datasets before running the test (default true). */
   waitForLoad?: boolean;
   /** Also start the Flight SQL listener (on a free port: `runtime.flightEndpoint`). */

@@ -52,6 +52,6 @@ test('codehost_max_concurrent_connections is ignored when the new key is set', a
 test('a disabled plugin maps nothing and says its section has no effect', async (t) => {
   const { manifest, warnings, disabledPlugins } = await load('plugins:\n  - name: results-cache\n    enabled: false\nruntime:\n  results_cache:\n    enabled: false\n');
   t.deepEqual(disabledPlugins, ['results-cache']);
-  t.true(sqlResults(manifest.runtime).enabled);
+  t.is(manifest.runtime.caching, undefined, 'a disabled plugin is not loaded, so its section gets no defaults');
   t.deepEqual(warnings, ['runtime.results_cache is configured but has no effect: the plugin "results-cache" is disabled in plugins:']);
 });

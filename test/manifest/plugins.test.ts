@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { QuarryError } from '../../core/errors/quarry-error.js';
 import { loadManifest } from '../../core/manifest/load.js';
-import type { QuarryPlugin } from '../../core/plugins/types.js';
+import type { LazyPlugin, QuarryPlugin } from '../../core/plugins/types.js';
 import { defaultPlugins } from '../../plugins/default-bundle.js';
 import { received } from './fixtures/greeter-plugin.js';
 import { load, writeFiles } from './helpers.js';
@@ -17,6 +17,30 @@ test('{ name, enabled: false } switches a built-in off', async (t) => {
   t.deepEqual(disabledPlugins, ['cors']);
   t.false(plugins.some((plugin) => plugin.name === 'cors'));
   t.true(plugins.some((plugin) => plugin.name === 'mcp'));
+});
+
+test('a disabled built-in is never imported; its section is accepted as written and reported as ignored', async (t) => {
+  let imports = 0;
+  const heavy: LazyPlugin = {
+    name: 'heavy',
+    sections: ['runtime.heavy'],
+    load: async () => {
+      imports += 1;
+      return { name: 'heavy', manifest: [{ path: 'runtime.heavy', schema: z.strictObject({ enabled: z.boolean() }) }], apply() {} };
+    },
+  };
+  const directory = writeFiles({ 'quarry.yaml': 'plugins:\n  - name: heavy\n    enabled: false\n  - name: cors\n    enabled: false\nruntime:\n  heavy:\n    enabled: "no"\n  cors:\n    enabled: "no"\n' });
+  const loaded = await loadManifest({ path: directory, bundle: [...defaultPlugins(), heavy], env: {} });
+  t.is(imports, 0, 'the disabled plugin module was not imported');
+  t.deepEqual(loaded.disabledPlugins, ['heavy', 'cors']);
+  t.deepEqual(loaded.ignoredSections, [{ path: 'runtime.cors', plugin: 'cors' }, { path: 'runtime.heavy', plugin: 'heavy' }]);
+  t.true(loaded.warnings.includes('runtime.heavy is configured but has no effect: the plugin "heavy" is disabled in plugins:'));
+  t.false(loaded.pluginOrigins.some((origin) => origin.name === 'heavy' || origin.name === 'cors'));
+  t.deepEqual(loaded.pluginOrigins.find((origin) => origin.name === 'mcp'), { name: 'mcp', source: 'built-in' });
+
+  const enabled = await loadManifest({ path: writeFiles({ 'quarry.yaml': 'runtime:\n  heavy:\n    enabled: "no"\n' }), bundle: [heavy], env: {} }).catch((error: unknown) => error);
+  t.is(imports, 1, 'an enabled lazy built-in is imported');
+  t.is((enabled as QuarryError).code, 'MANIFEST_INVALID', 'and its section validates');
 });
 
 test('a user plugin gets its params with secrets replaced, and its section is validated and defaulted', async (t) => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { isConfigured } from '../../core/manifest/presence.js';
-import { defaultPlugins } from '../../plugins/default-bundle.js';
+import { defaultPlugins, loadedDefaultPlugins } from '../../plugins/default-bundle.js';
 import { load } from './helpers.js';
 
 test('Spice-only top-level keys and runtime.tracing are named in one warning each and dropped', async (t) => {
@@ -71,8 +71,10 @@ test('isConfigured tells what was written from what the schema defaulted', async
   t.false(isConfigured(manifest, 'runtime.cors'), 'cors is in the manifest object only through its defaults');
 });
 
-test('every built-in plugin owns its sections and they are all in the bundle', (t) => {
-  const owned = Object.fromEntries(defaultPlugins().map((plugin) => [plugin.name, (plugin.manifest ?? []).map((slice) => slice.path)]));
+test('every built-in plugin owns its sections and the bundle names them without loading the plugin', async (t) => {
+  const loaded = await loadedDefaultPlugins();
+  const owned = Object.fromEntries(loaded.map((plugin) => [plugin.name, (plugin.manifest ?? []).map((slice) => slice.path)]));
+  t.deepEqual(Object.fromEntries(defaultPlugins().map((plugin) => [plugin.name, plugin.sections])), owned, 'default-bundle.ts lists the sections each plugin declares');
   t.deepEqual(owned, {
     'api-key': ['runtime.auth'],
     'client-cert': [],

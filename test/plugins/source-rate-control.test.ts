@@ -1,6 +1,6 @@
 import test from 'ava';
 import { STAGE } from '../../core/hooks/stages.js';
-import type { QuarryPlugin } from '../../core/plugins/types.js';
+import type { BundledPlugin, QuarryPlugin } from '../../core/plugins/types.js';
 import { defaultPlugins } from '../../plugins/default-bundle.js';
 import { startRuntime, withRuntime } from '../helpers/runtime.js';
 import { startUpstream } from '../helpers/upstream.js';
@@ -19,7 +19,7 @@ interface Stamp {
  * 2-core machine varies by hundreds of milliseconds, so a window of arrivals can hold one
  * request more than the limit although the runtime kept it.
  */
-function grantRecorder(): { bundle: QuarryPlugin[]; grants: Stamp[] } {
+function grantRecorder(): { bundle: BundledPlugin[]; grants: Stamp[] } {
   const grants: Stamp[] = [];
   const plugin: QuarryPlugin = {
     name: 'test-grant-recorder',
