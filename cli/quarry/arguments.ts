@@ -11,6 +11,8 @@ export type RefreshMode = 'full' | 'append';
 export interface ConnectionOptions {
   endpoint: Endpoint;
   apiKey: string | undefined;
+  /** `--header 'Name: value'` (repeatable) and $QUARRY_HEADERS, lower-case names: sent on every HTTP request and Flight call. */
+  headers: Record<string, string>;
   /** PEM file of a private CA for https:// and grpc+tls:// endpoints. */
   caCertificateFile: string | undefined;
 }
@@ -26,6 +28,7 @@ export type ParsedCommand =
 const options = {
   endpoint: { type: 'string' },
   'api-key': { type: 'string' },
+  header: { type: 'string', short: 'H', multiple: true },
   'tls-root-certificate-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
@@ -36,7 +39,7 @@ const options = {
 } as const;
 
 type OptionName = keyof typeof options;
-const commonOptions: readonly OptionName[] = ['endpoint', 'api-key', 'tls-root-certificate-file', 'help'];
+const commonOptions: readonly OptionName[] = ['endpoint', 'api-key', 'header', 'tls-root-certificate-file', 'help'];
 const commandOptions: Record<CommandName, readonly OptionName[]> = {
   sql: [...commonOptions, 'execute', 'output'],
   status: commonOptions,
@@ -120,7 +123,7 @@ function expectPositionals(rest: readonly string[], count: number, where: string
   if (rest.length > count) throw new UsageError(`${where}: unexpected argument "${rest[count]}"`);
 }
 
-function connectionOptions(values: Partial<Record<OptionName, string | boolean>>, env: NodeJS.ProcessEnv, command: CommandName): ConnectionOptions {
+function connectionOptions(values: Partial<Record<OptionName, string | boolean | string[]>>, env: NodeJS.ProcessEnv, command: CommandName): ConnectionOptions {
   const endpoint = parseEndpoint(stringValue(values.endpoint) ?? DEFAULT_ENDPOINTS[command]);
   // An empty flag or variable means "no key", so `QUARRY_API_KEY= quarry ...` turns auth off.
   const apiKey = stringValue(values['api-key']) ?? env['QUARRY_API_KEY'];
@@ -128,9 +131,28 @@ function connectionOptions(values: Partial<Record<OptionName, string | boolean>>
   if (caCertificateFile !== undefined && !endpoint.tls) {
     throw new UsageError('--tls-root-certificate-file needs an https:// or grpc+tls:// --endpoint');
   }
-  return { endpoint, apiKey: apiKey === '' ? undefined : apiKey, caCertificateFile };
+  // The environment's headers first: a flag given on the command line wins for the same name.
+  const headerLines = [...(env['QUARRY_HEADERS'] ?? '').split('\n').filter((line) => line.trim() !== ''), ...((values.header as string[] | undefined) ?? [])];
+  return { endpoint, apiKey: apiKey === '' ? undefined : apiKey, headers: parseHeaders(headerLines), caCertificateFile };
 }
 
-function stringValue(value: string | boolean | undefined): string | undefined {
+/** An HTTP token: what a header name may hold (RFC 9110). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** `Name: value` lines, as curl's `-H` takes them; names lower-cased (gRPC metadata allows no capitals). */
+function parseHeaders(lines: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    const name = colon < 0 ? '' : line.slice(0, colon).trim();
+    if (!HEADER_NAME.test(name)) throw new UsageError(`--header ${JSON.stringify(line)}: expected 'Name: value' (from --header or QUARRY_HEADERS, one per line)`);
+    const value = line.slice(colon + 1).trim();
+    if (/[\r\n\0]/.test(value)) throw new UsageError(`--header ${name}: the value may not hold line breaks or NUL`);
+    headers[name.toLowerCase()] = value;
+  }
+  return headers;
+}
+
+function stringValue(value: string | boolean | string[] | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }

@@ -27,10 +27,18 @@ export class RuntimeUnavailableError extends CliError {
   }
 }
 
-/** The runtime answered 401 (UNAUTHENTICATED over Flight): the API key is missing or wrong. */
+/** Refusals of the built-in API-key scheme: the hint names the key flags. */
+const API_KEY_CODES = new Set(['API_KEY_MISSING', 'API_KEY_INVALID']);
+
+/**
+ * The runtime answered 401 (UNAUTHENTICATED over Flight). For API keys (or no details) the
+ * hint is the key flags; another auth plugin's refusal is shown as the runtime worded it,
+ * with the flag that sends its credentials.
+ */
 export class UnauthorizedError extends CliError {
-  constructor() {
-    super('unauthorized: check --api-key (or QUARRY_API_KEY)');
+  constructor(refusal?: { code: string | undefined; message: string | undefined }) {
+    const custom = refusal?.message !== undefined && refusal.message !== '' && (refusal.code === undefined || !API_KEY_CODES.has(refusal.code));
+    super(custom ? `unauthorized: ${refusal.message} (send the runtime's credentials with --header 'Name: value', or --api-key)` : 'unauthorized: check --api-key (or QUARRY_API_KEY)');
   }
 }
 

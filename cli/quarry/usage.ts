@@ -1,9 +1,14 @@
 import type { CommandName } from './arguments.js';
 
+const HEADER_FLAG = `  -H, --header 'Name: value'        sent on every request (Flight: as call metadata), for auth
+                                    schemes other than API keys; repeatable (also $QUARRY_HEADERS,
+                                    one 'Name: value' per line)`;
 const FLIGHT_KEY_AND_CA = `  --api-key KEY                     sent as X-API-Key over HTTP, as 'authorization: Bearer KEY'
                                     over Flight (default: $QUARRY_API_KEY)
+${HEADER_FLAG}
   --tls-root-certificate-file PEM   CA certificate to trust for an https:// or grpc+tls:// endpoint`;
 const HTTP_KEY_AND_CA = `  --api-key KEY                     sent as X-API-Key (default: $QUARRY_API_KEY)
+${HEADER_FLAG}
   --tls-root-certificate-file PEM   CA certificate to trust for an https:// endpoint`;
 
 const connectionFlags = (endpoint: string, keyAndCa: string) => `Connection options:

@@ -51,6 +51,15 @@ test('the API key comes from --api-key, else QUARRY_API_KEY; empty means none', 
   t.like(parseCommandLine(['status'], { QUARRY_API_KEY: '' }), { connection: { apiKey: undefined } });
 });
 
+test('--header / -H (repeatable) and QUARRY_HEADERS send any auth scheme\'s credentials; a malformed one is a usage error', (t) => {
+  t.like(parseCommandLine(['sql', '-H', 'X-Team-Token: abc', '--header', 'X-Trace:  t-1 '], noEnv), { connection: { headers: { 'x-team-token': 'abc', 'x-trace': 't-1' } } });
+  t.like(parseCommandLine(['status', '-H', 'X-Team-Token: flag'], { QUARRY_HEADERS: 'X-Team-Token: env\nX-Other: o\n' }), { connection: { headers: { 'x-team-token': 'flag', 'x-other': 'o' } } });
+  t.like(parseCommandLine(['refresh', 'taxi'], { QUARRY_HEADERS: 'Authorization: Token xyz' }), { connection: { headers: { authorization: 'Token xyz' } } });
+  t.like(parseCommandLine(['sql'], noEnv), { connection: { headers: {} } });
+  t.throws(() => parseCommandLine(['sql', '-H', 'X-Team-Token'], noEnv), { instanceOf: UsageError, message: `--header "X-Team-Token": expected 'Name: value' (from --header or QUARRY_HEADERS, one per line)` });
+  t.throws(() => parseCommandLine(['sql', '-H', 'Bad Name: x'], noEnv), { instanceOf: UsageError, message: /^--header "Bad Name: x": expected 'Name: value'/ });
+});
+
 test('refresh takes one dataset and validated overrides', (t) => {
   t.like(parseCommandLine(['refresh', 'taxi', '--refresh-mode', 'full', '--refresh-sql', 'SELECT 1'], noEnv), {
     command: 'refresh',

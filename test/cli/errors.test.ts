@@ -99,11 +99,11 @@ test('a result that breaks off midway is an error, not a short result', async (t
 });
 
 test('grpc:// endpoints get the Flight transport, http:// the HTTP one', async (t) => {
-  const flight = await createQueryTransport({ endpoint: parseEndpoint('grpc://127.0.0.1:50051'), apiKey: undefined, caCertificateFile: undefined });
+  const flight = await createQueryTransport({ endpoint: parseEndpoint('grpc://127.0.0.1:50051'), apiKey: undefined, headers: {}, caCertificateFile: undefined });
   t.true(flight instanceof FlightQueryTransport);
   t.is(flight.endpoint, 'grpc://127.0.0.1:50051');
   flight.close();
-  const http = await createQueryTransport({ endpoint: parseEndpoint('http://127.0.0.1:8090'), apiKey: undefined, caCertificateFile: undefined });
+  const http = await createQueryTransport({ endpoint: parseEndpoint('http://127.0.0.1:8090'), apiKey: undefined, headers: {}, caCertificateFile: undefined });
   t.true(http instanceof HttpQueryTransport);
   http.close();
 });

@@ -31,10 +31,13 @@ test('query errors keep the runtime code and message: Query Error: [CODE] messag
   t.like(translateFlightError(grpcError(status.UNAVAILABLE, 'the runtime is draining', 'RUNTIME_SHUTTING_DOWN'), plain), { code: 'RUNTIME_SHUTTING_DOWN' });
 });
 
-test('UNAUTHENTICATED always reads as the API key, whatever the message', (t) => {
-  const error = translateFlightError(grpcError(status.UNAUTHENTICATED, 'Invalid credentials', 'SOME_CODE'), plain);
-  t.true(error instanceof UnauthorizedError);
-  t.is(error.message, 'unauthorized: check --api-key (or QUARRY_API_KEY)');
+test('UNAUTHENTICATED reads as the API key for the API-key scheme, and as the runtime worded it for another', (t) => {
+  const keyMissing = translateFlightError(grpcError(status.UNAUTHENTICATED, 'send X-API-Key', 'API_KEY_MISSING'), plain);
+  t.true(keyMissing instanceof UnauthorizedError);
+  t.is(keyMissing.message, 'unauthorized: check --api-key (or QUARRY_API_KEY)');
+  const custom = translateFlightError(grpcError(status.UNAUTHENTICATED, 'Invalid credentials', 'SOME_CODE'), plain);
+  t.true(custom instanceof UnauthorizedError);
+  t.is(custom.message, "unauthorized: Invalid credentials (send the runtime's credentials with --header 'Name: value', or --api-key)");
 });
 
 test('connection failures: refused or unknown host is unavailable; TLS and wrong ports say so', (t) => {

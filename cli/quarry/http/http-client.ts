@@ -13,6 +13,8 @@ import { parseErrorBody } from './error-body.js';
 export interface HttpClientOptions {
   endpoint: Endpoint;
   apiKey: string | undefined;
+  /** Sent with every request (`--header`): credentials of another auth scheme, tracing ids. */
+  headers?: Readonly<Record<string, string>>;
   /** PEM text of the CA that signed the runtime's certificate (https only). */
   caCertificate: string | undefined;
 }
@@ -60,8 +62,8 @@ export class HttpClient {
     const response = await this.exchange(path, request);
     if (response.status >= 200 && response.status < 300) return response;
     const text = await readText(response.body, ERROR_BODY_LIMIT, request.signal).catch(() => '');
-    if (response.status === 401) throw new UnauthorizedError();
     const { code, message } = parseErrorBody(response.status, text);
+    if (response.status === 401) throw new UnauthorizedError({ code, message });
     throw new ServerError(response.status, code, message);
   }
 
@@ -97,7 +99,7 @@ export class HttpClient {
 
   private exchangeOnce(path: string, request: RequestOptions): Promise<HttpResponse> {
     const url = apiUrl(this.options.endpoint, path);
-    const headers: Record<string, string> = { 'user-agent': `quarry/${QUARRY_VERSION}`, ...request.headers };
+    const headers: Record<string, string> = { 'user-agent': `quarry/${QUARRY_VERSION}`, ...this.options.headers, ...request.headers };
     if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
     if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
     const send = this.options.endpoint.tls ? sendHttps : sendHttp;

@@ -14,13 +14,13 @@ export async function createQueryTransport(connection: ConnectionOptions): Promi
     case 'flight': {
       // Loaded on demand: grpc-js and the Flight codecs cost start-up time HTTP users need not pay.
       const { FlightQueryTransport } = await import('./flight-query-transport.js');
-      return new FlightQueryTransport({ endpoint, apiKey, caCertificate: readCaCertificate(connection.caCertificateFile) });
+      return new FlightQueryTransport({ endpoint, apiKey, headers: connection.headers, caCertificate: readCaCertificate(connection.caCertificateFile) });
     }
   }
 }
 
 export function createHttpClient(connection: ConnectionOptions): HttpClient {
-  return new HttpClient({ endpoint: connection.endpoint, apiKey: connection.apiKey, caCertificate: readCaCertificate(connection.caCertificateFile) });
+  return new HttpClient({ endpoint: connection.endpoint, apiKey: connection.apiKey, headers: connection.headers, caCertificate: readCaCertificate(connection.caCertificateFile) });
 }
 
 function readCaCertificate(path: string | undefined): string | undefined {

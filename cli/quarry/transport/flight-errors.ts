@@ -56,7 +56,7 @@ export function translateFlightError(error: unknown, endpoint: { display: string
   }
   const statusName = GrpcStatus[error.code] ?? String(error.code);
   const serverCode = firstText(error.metadata?.get(ERROR_CODE_METADATA));
-  if (error.code === GrpcStatus.UNAUTHENTICATED) return new UnauthorizedError();
+  if (error.code === GrpcStatus.UNAUTHENTICATED) return new UnauthorizedError({ code: serverCode, message: error.details });
   if (serverCode !== undefined || queryStatuses.has(error.code)) {
     return new ServerError(error.code, serverCode, error.details, `gRPC ${statusName}`);
   }

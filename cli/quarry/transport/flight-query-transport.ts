@@ -16,6 +16,8 @@ export interface FlightTransportOptions {
   endpoint: Endpoint;
   /** Sent as `authorization: Bearer <key>` on every call, which quarryd checks like X-API-Key. */
   apiKey: string | undefined;
+  /** Metadata sent with every call (`--header`). */
+  headers?: Readonly<Record<string, string>>;
   /** PEM text of the CA that signed the runtime's certificate (grpc+tls only). */
   caCertificate: string | undefined;
 }
@@ -66,12 +68,13 @@ export class FlightQueryTransport implements QueryTransport {
   /** One gRPC channel for the whole session (the REPL reuses it for every statement). */
   private connect(): FlightSqlClient {
     if (this.client) return this.client;
-    const { endpoint, apiKey, caCertificate } = this.options;
+    const { endpoint, apiKey, caCertificate, headers } = this.options;
     if (endpoint.tls && isIP(endpoint.url.hostname.replace(/^\[|\]$/g, '')) !== 0) silenceIpServerNameWarning();
     this.client = FlightSqlClient.connect({
       endpoint: `${endpoint.tls ? 'grpc+tls' : 'grpc'}://${flightAddress(endpoint)}`,
       rootCertificates: caCertificate,
       token: apiKey,
+      headers,
     });
     return this.client;
   }
