@@ -14,14 +14,10 @@
  * A client signs `METHOD\nPATH\nTIMESTAMP` (sign-request.ts shows how) and sends
  * `X-Quarry-Client`, `X-Quarry-Timestamp` (Unix seconds) and `X-Quarry-Signature` (hex).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
-import { GRPC, defineErrorCodes } from '../../core/errors/codes.js';
-import { QuarryError } from '../../core/errors/quarry-error.js';
-import { STAGE } from '../../core/hooks/stages.js';
-import type { ManifestSectionSlice } from '../../core/manifest/slice.js';
-import type { InboundRequest } from '../../core/pipeline/types.js';
-import type { QuarryPlugin } from '../../core/plugins/types.js';
+import { timingSafeEqual } from 'node:crypto';
+import { GRPC, QuarryError, STAGE, defineErrorCodes, definePlugin, z } from 'quarry';
+import type { InboundRequest, ManifestSectionSlice, QuarryPlugin } from 'quarry/plugin';
+import { sign, signingText } from './hmac-signing.js';
 
 // Plugins own their error codes: registered once, when the module loads.
 defineErrorCodes({
@@ -45,19 +41,6 @@ const slice: ManifestSectionSlice = {
   secretFields: ['clients.*.secret'],
   sensitiveFields: ['clients.*.secret'],
 };
-
-/**
- * What gets signed: the method (`GRPC` for Flight), the route as Quarry names it (`/v1/sql`;
- * `/v1/datasets/:name/acceleration/refresh` for parameterised routes; the gRPC method path
- * on Flight) and the timestamp. The body is not covered: the auth hook runs before it is read.
- */
-export function signingText(method: string, route: string, timestamp: string): string {
-  return `${method.toUpperCase()}\n${route}\n${timestamp}`;
-}
-
-export function sign(secret: string, text: string): string {
-  return createHmac('sha256', secret).update(text).digest('hex');
-}
 
 /** The scheme (hapi's word): how one request's credential is checked. The manifest section is the strategy. */
 function hmacScheme(settings: Settings, now: () => number) {
@@ -85,7 +68,7 @@ function hmacScheme(settings: Settings, now: () => number) {
 
 /** The module's default export: a factory the loader calls with the entry's `params` (unused here). */
 export default function createHmacAuthPlugin(params: { now?: () => number } = {}): QuarryPlugin {
-  return {
+  return definePlugin({
     name: 'hmac-auth',
     manifest: [slice],
     apply(runtime) {
@@ -95,5 +78,5 @@ export default function createHmacAuthPlugin(params: { now?: () => number } = {}
       runtime.hooks.auth.tap({ name: 'hmac-auth', stage: STAGE.AUTHENTICATE }, hmacScheme(settings, params.now ?? Date.now));
       runtime.log.info('HMAC request signing required', { clients: settings.clients.length });
     },
-  };
+  });
 }

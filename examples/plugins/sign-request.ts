@@ -2,7 +2,7 @@
  * A client for the hmac-auth example: signs one SQL query and sends it.
  *   HMAC_REPORTING_SECRET=... node --import tsx examples/plugins/sign-request.ts "SELECT count(*) FROM orders"
  */
-import { sign, signingText } from './hmac-auth.js';
+import { sign, signingText } from './hmac-signing.js';
 
 /** The three headers a signed request carries. */
 export function signedHeaders(client: string, secret: string, method: string, route: string, now = Date.now()): Record<string, string> {

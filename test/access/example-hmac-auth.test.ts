@@ -12,6 +12,7 @@ import { defaultPlugins } from '../../plugins/default-bundle.js';
 import { signedHeaders } from '../../examples/plugins/sign-request.js';
 import { runCommand } from '../helpers/daemon.js';
 import { repositoryRoot } from '../helpers/runtime.js';
+import { ensureExamplePackage } from '../helpers/example-package.js';
 
 const exampleDirectory = path.join(repositoryRoot, 'examples/plugins');
 const secret = 'reporting-secret-7d1c9e';
@@ -20,6 +21,7 @@ let runtime: Runtime;
 let baseUrl: string;
 const logs: LogRecord[] = [];
 test.before(async () => {
+  await ensureExamplePackage();
   const loaded = await loadManifest({ path: exampleDirectory, bundle: defaultPlugins(), env: { HMAC_REPORTING_SECRET: secret } });
   const log = createLogger({ level: 'verbose', sink: (record) => logs.push(record) });
   runtime = new Runtime({ manifest: loaded.manifest, source: loaded.source, plugins: loaded.plugins, log, http: '127.0.0.1:0', flight: false });

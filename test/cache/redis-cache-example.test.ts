@@ -6,6 +6,7 @@ import { startDaemon, type Daemon } from '../helpers/daemon.js';
 import { repositoryRoot, writeManifestDirectory } from '../helpers/runtime.js';
 import { eventually } from './cache-helpers.js';
 import { freePort } from '../helpers/free-port.js';
+import { ensureExamplePackage } from '../helpers/example-package.js';
 
 const REDIS_MISSING = 'redis-server is not installed: the Redis cache example needs it (Debian: apt-get install -y redis-server)';
 
@@ -48,6 +49,7 @@ async function query(daemon: Daemon, sql: string): Promise<{ cache: string | nul
 }
 
 test('the Redis cache example serves HITs across two quarryd processes, and shares invalidation', async (t) => {
+  await ensureExamplePackage();
   const redis = await startRedis();
   const plugin = path.join(repositoryRoot, 'examples/plugins/redis-cache/index.ts');
   const directory = writeManifestDirectory({

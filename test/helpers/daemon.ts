@@ -26,9 +26,14 @@ export async function flightEndpointOf(daemon: Daemon): Promise<string> {
   return (await waitForOutput(daemon, /Flight listening endpoint=(grpc(?:\+tls)?:\/\/[\d.:]+)/))[1]!;
 }
 
-/** Runs `quarryd` from source as a real process on a free port (waits until it listens); `nodeArguments` go to Node before the script. */
-export async function startDaemon(args: string[], options: { env?: NodeJS.ProcessEnv; nodeArguments?: string[] } = {}): Promise<Daemon> {
-  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), '--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts'), ...args, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
+/**
+ * Runs `quarryd` as a real process on a free port (waits until it listens): from source under
+ * tsx, or `shipped` (bin/quarryd.js on the built dist/, as users run it). `nodeArguments` go
+ * to Node before the script.
+ */
+export async function startDaemon(args: string[], options: { env?: NodeJS.ProcessEnv; nodeArguments?: string[]; shipped?: boolean } = {}): Promise<Daemon> {
+  const entry = options.shipped ? [path.join(repositoryRoot, 'bin/quarryd.js')] : ['--import', 'tsx', path.join(repositoryRoot, 'cli/quarryd/main.ts')];
+  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), ...entry, ...args, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
     cwd: repositoryRoot,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -16,10 +16,8 @@
  */
 import { xxh3 } from '@node-rs/xxhash';
 import { Table, tableFromIPC, tableToIPC, type RecordBatch } from 'apache-arrow';
-import { STAGE } from '../../../core/hooks/stages.js';
-import type { PluginRuntime, QuarryPlugin } from '../../../core/plugins/types.js';
-import type { QueryRequest, QueryResult } from '../../../core/pipeline/types.js';
-import { parseDuration } from '../../../core/units.js';
+import { STAGE, definePlugin, parseDuration } from 'quarry';
+import type { PluginRuntime, QueryRequest, QueryResult, QuarryPlugin } from 'quarry/plugin';
 import { RedisResultStore } from './redis-store.js';
 
 const NAME = 'redis-cache';
@@ -37,7 +35,7 @@ export default function createRedisCachePlugin(params: Record<string, unknown>):
   const prefix = typeof params['prefix'] === 'string' ? params['prefix'] : 'quarry:results:';
   const store = new RedisResultStore(url, prefix);
 
-  return {
+  return definePlugin({
     name: NAME,
     apply(runtime: PluginRuntime) {
       const { hooks, log } = runtime;
@@ -84,7 +82,7 @@ export default function createRedisCachePlugin(params: Record<string, unknown>):
         await store.invalidate(datasets).catch((error: unknown) => log.warn('Redis invalidation failed', { error: (error as Error).message }));
       });
     },
-  };
+  });
 }
 
 /** The caller's namespace, the normalised plan (the SQL text if it has none), and the parameters. */
