@@ -7,7 +7,7 @@
 // and nothing may be downloaded at install on these machines. Without them, node-gyp's own
 // behaviour (and error) applies.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,12 +18,22 @@ const prefix = path.resolve(path.dirname(process.execPath), '..');
 const args = [nodeGyp, 'rebuild', '--directory', path.join(root, 'native')];
 if (existsSync(path.join(prefix, 'include', 'node', 'node_api.h'))) args.push(`--nodedir=${prefix}`);
 
+// npm runs this on every install, and when `npx quarryd` links the checkout: skip a rebuild
+// when both addons are newer than their sources (`npm run build:native` passes --force).
+const built = ['duckdb_result_status.node', 'duckdb_async_scalar.node'].map((name) => path.join(root, 'native', 'build', 'Release', name));
+const sources = readdirSync(path.join(root, 'native')).filter((name) => /\.(c|h|gyp)$/.test(name)).map((name) => path.join(root, 'native', name));
+const newestSource = Math.max(...sources.map((file) => statSync(file).mtimeMs));
+if (!process.argv.includes('--force') && built.every((file) => existsSync(file) && statSync(file).mtimeMs >= newestSource)) {
+  console.error('quarry: native/ addons are up to date (npm run build:native rebuilds anyway)');
+  process.exit(0);
+}
+
 if (!existsSync(nodeGyp)) {
   console.error(`quarry: node-gyp was not found at ${nodeGyp}; run this script through npm (npm run build:native)`);
   process.exit(1);
 }
-const built = spawnSync(process.execPath, args, { stdio: 'inherit' });
-if (built.status !== 0) {
+const rebuilt = spawnSync(process.execPath, args, { stdio: 'inherit' });
+if (rebuilt.status !== 0) {
   console.error('quarry: building native/ failed: the runtime cannot tell a failed streamed query from a finished one, nor run remote functions, without it (needs g++, make, python3 and Node\'s headers)');
-  process.exit(built.status ?? 1);
+  process.exit(rebuilt.status ?? 1);
 }
