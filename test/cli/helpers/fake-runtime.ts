@@ -76,7 +76,7 @@ export class FakeRuntime {
     for (const waiter of this.waiters.filter((candidate) => candidate.predicate(recorded))) waiter.resolve();
 
     if (this.options.apiKey !== undefined && request.headers['x-api-key'] !== this.options.apiKey) {
-      return sendError(response, 401, 'UNAUTHORIZED', 'missing or invalid API key');
+      return sendError(response, 401, 'API_KEY_INVALID', 'missing or invalid API key');
     }
     if (recorded.method === 'POST' && path === '/v1/sql') return this.answerSql(recorded, response);
     if (recorded.method === 'GET' && path === '/v1/status') return sendJson(response, 200, STATUS_BODY);
