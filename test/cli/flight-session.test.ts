@@ -8,7 +8,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { defineErrorCodes, GRPC } from '../../core/errors/codes.js';
 import { QuarryError } from '../../core/errors/quarry-error.js';
 import { STAGE } from '../../core/hooks/stages.js';
 import { createLogger } from '../../core/log.js';
@@ -27,7 +26,8 @@ import { QUICKSTART_MANIFEST, withRuntime, writeManifestDirectory } from '../hel
 import { startQuarry } from './helpers/cli-process.js';
 import { closedPort } from './helpers/closed-port.js';
 
-defineErrorCodes({ CLI_TEST_UNAUTHENTICATED: { http: 401, grpc: GRPC.UNAUTHENTICATED, description: 'test plugin refusal' } });
+// The stand-in refuses with the api-key plugin's codes (registered by its module), as quarryd's own API keys do.
+import '../../plugins/api-key/errors.js';
 
 /** The results cache off, so that repeated statements are answered alike (and not `(cached)`). */
 const UNCACHED_MANIFEST = `${QUICKSTART_MANIFEST}
@@ -52,7 +52,7 @@ function keyPlugin(seenAuthorization: string[]): QuarryPlugin {
         const authorization = request.headers['authorization'];
         if (request.protocol === 'flight') seenAuthorization.push(String(authorization));
         if (authorization === 'Bearer s3cret' || request.headers['x-api-key'] === 's3cret') return undefined;
-        return new QuarryError('CLI_TEST_UNAUTHENTICATED', authorization ? 'Invalid credentials' : 'Missing authorization header');
+        return new QuarryError(authorization ? 'API_KEY_INVALID' : 'API_KEY_MISSING', authorization ? 'Invalid credentials' : 'Missing authorization header');
       });
     },
   };
