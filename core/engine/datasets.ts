@@ -491,6 +491,12 @@ export class DatasetRegistry {
     for (const statement of statements) await run(statement);
   }
 
+  /** Whether the dataset's loads run a refresh_sql (the manifest's, or one set since). */
+  hasRefreshSql(name: string): boolean {
+    const entry = this.#entries.get(name.toLowerCase());
+    return entry !== undefined && (entry.refreshSqlOverride ?? entry.config.acceleration?.refresh_sql) !== undefined;
+  }
+
   /** Replaces an accelerated dataset's refresh_sql for every later load or refresh, until restart. */
   setRefreshSql(name: string, refreshSql: string): DatasetStatus {
     const entry = this.#entries.get(name.toLowerCase());

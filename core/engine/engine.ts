@@ -18,7 +18,7 @@ import { applyColumnarParams } from './acceleration/columnar-params.js';
 import { redirectInsert } from './acceleration/insert-redirect.js';
 import { mergeStatement } from './acceleration/refresh-statements.js';
 import type { RefreshOverrides } from './acceleration/refresh-options.js';
-import { RefreshScheduler } from './acceleration/refresh-scheduler.js';
+import { RefreshScheduler, isUnbindableRefresh } from './acceleration/refresh-scheduler.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
 import type { BatchInput, DatasetStatus, DatasetWriteTarget, EngineApi, StagedRows } from './engine-api.js';
 import { openBatchStream } from './arrow/index.js';
@@ -121,7 +121,7 @@ export class Engine implements EngineApi {
         } catch (error) {
           // A refresh asked for over HTTP is running: this tick has nothing to add.
           if (error instanceof QuarryError && error.code === 'DATASET_REFRESH_IN_PROGRESS') return 'skipped';
-          return 'failed';
+          return isUnbindableRefresh(error, this.#registry.hasRefreshSql(dataset)) ? 'unbindable' : 'failed';
         }
       },
     });

@@ -213,3 +213,21 @@ test('refresh_retry_max_attempts bounds the retries of a failing refresh', async
     t.is((await datasetStatus(context, 'events')).status, 'Error');
   });
 });
+
+test('a refresh_sql that never binds is retried a bounded number of times; a refresh_sql set by PATCH then loads', async (t) => {
+  const manifest = eventsManifest('      refresh_sql: SELECT * FROM events WHERE no_such_column = 1\n');
+  await withRuntime(t, { manifest, files: { 'events.csv': 'id\n1\n2\n' } }, async (context) => {
+    await eventually(async () => context.logs.some((record) => record.message.startsWith('refresh_sql does not bind: retries stopped')), 120_000);
+    const attempts = context.logs.filter((record) => record.message === 'refresh will be retried').map((record) => Number(record.fields?.['attempt']));
+    t.deepEqual(attempts, [1, 2, 3, 4, 5], 'five retries with backoff, then none: the default retries until success');
+    const failed = await datasetStatus(context, 'events');
+    t.is(failed.status, 'Error');
+    t.regex(failed.error!, /no_such_column/);
+
+    const patched = await fetch(`${context.baseUrl}/v1/datasets/events/acceleration`, { method: 'PATCH', body: JSON.stringify({ refresh_sql: 'SELECT * FROM events WHERE id > 1' }) });
+    t.is(patched.status, 200, await patched.text());
+    t.is((await refresh(context, 'events')).status, 201);
+    t.deepEqual(await rows(context, 'SELECT count(*)::INT AS n FROM events'), [{ n: 1 }]);
+    t.is((await datasetStatus(context, 'events')).error, null);
+  });
+});

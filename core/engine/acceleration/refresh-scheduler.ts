@@ -1,4 +1,4 @@
-import { toQuarryError } from '../../errors/quarry-error.js';
+import { isQuarryError, toQuarryError } from '../../errors/quarry-error.js';
 import type { Logger } from '../../log.js';
 import { formatDuration } from '../../units.js';
 
@@ -13,8 +13,35 @@ export interface RefreshSchedule {
   readonly maxAttempts: number | undefined;
 }
 
-/** What an attempt reported: done, failed (retry), or skipped (another refresh was running). */
-export type AttemptOutcome = 'ok' | 'failed' | 'skipped';
+/**
+ * What an attempt reported: done, failed (retry), skipped (another refresh was running), or
+ * unbindable (its refresh_sql does not bind: retried at most UNBINDABLE_RETRIES times).
+ */
+export type AttemptOutcome = 'ok' | 'failed' | 'skipped' | 'unbindable';
+
+/**
+ * Retries of a refresh whose SQL does not bind: enough for a dataset it reads that is still
+ * registering (1 + 1 + 2 + 3 + 5 s of backoff at the default base), then the dataset stays in
+ * error until its refresh_sql changes or a refresh is asked for.
+ */
+export const UNBINDABLE_RETRIES = 5;
+
+/**
+ * Whether a failed load or refresh of a dataset with refresh_sql failed because that SQL does
+ * not bind (a column or table it names does not exist, or it does not parse): the engine's
+ * Binder, Catalog or Parser error anywhere in the failure's causes. Retrying such a failure
+ * cannot help — unless the table it names is another dataset still registering, which is why
+ * the scheduler retries it a few times, not never.
+ */
+export function isUnbindableRefresh(error: unknown, hasRefreshSql: boolean): boolean {
+  if (!hasRefreshSql) return false;
+  for (let cause: unknown = error, depth = 0; cause !== undefined && cause !== null && depth < 8; depth += 1) {
+    const message = cause instanceof Error || isQuarryError(cause) ? (cause as Error).message : String(cause);
+    if (/\b(Binder|Catalog|Parser) Error:/.test(message)) return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
 
 /**
  * The n-th retry's delay (1-based): Fibonacci multiples of `baseMs` (1, 1, 2, 3, 5, 8, ...),
@@ -63,7 +90,7 @@ export class RefreshScheduler {
     if (schedule.intervalMs === undefined) return;
     this.#after(schedule.dataset, schedule.intervalMs, async () => {
       const outcome = await this.#run(schedule.dataset);
-      if (outcome === 'failed' && schedule.retryEnabled) this.#retry(schedule, 1);
+      if ((outcome === 'failed' || outcome === 'unbindable') && schedule.retryEnabled) this.#retry(schedule, 1);
       else this.#waitInterval(schedule);
     });
   }
@@ -82,7 +109,14 @@ export class RefreshScheduler {
     this.#log.info('refresh will be retried', { dataset: schedule.dataset, attempt, of: schedule.maxAttempts ?? 'unlimited', in_ms: delay });
     this.#after(schedule.dataset, delay, async () => {
       const outcome = await this.#run(schedule.dataset);
-      if (outcome === 'failed') this.#retry(schedule, attempt + 1);
+      if (outcome === 'unbindable' && attempt >= UNBINDABLE_RETRIES) {
+        this.#log.error('refresh_sql does not bind: retries stopped; the dataset stays in error until PATCH /v1/datasets/{name}/acceleration sets a refresh_sql that binds and a refresh runs', {
+          dataset: schedule.dataset,
+          attempts: attempt,
+          next: schedule.intervalMs === undefined ? 'none (no refresh_check_interval)' : formatDuration(schedule.intervalMs),
+        });
+        this.#waitInterval(schedule);
+      } else if (outcome === 'failed' || outcome === 'unbindable') this.#retry(schedule, attempt + 1);
       else this.#waitInterval(schedule);
     });
   }
