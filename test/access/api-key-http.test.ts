@@ -32,6 +32,7 @@ const endpoints: Endpoint[] = [
   { name: 'status', method: 'GET', path: '/v1/status', ok: 200 },
   { name: 'datasets', method: 'GET', path: '/v1/datasets', ok: 200 },
   { name: 'refresh', method: 'POST', path: '/v1/datasets/events/acceleration/refresh', write: true, ok: 201 },
+  { name: 'set refresh_sql', method: 'PATCH', path: '/v1/datasets/events/acceleration', body: '{"refresh_sql": "SELECT * FROM events"}', write: true, ok: 200 },
   { name: 'sql read', method: 'POST', path: '/v1/sql', body: 'SELECT count(*) AS n FROM events', ok: 200 },
   { name: 'sql write', method: 'POST', path: '/v1/sql', body: "INSERT INTO events VALUES (9, 'nine')", write: true, ok: 200 },
 ];
