@@ -108,31 +108,26 @@ plugins:
   }
 });
 
-const shippedCheck = (directory: string) =>
-  run(process.execPath, [path.join(repositoryRoot, 'bin/quarryd.js'), directory, '--check']).then(
+/** `quarryd --check` (shipped) on a folder holding a package.json, one plugin file and a manifest loading it. */
+async function checkPluginFolder(packageJson: string, file: string, source: string): Promise<{ code: number; stderr: string }> {
+  const directory = temporaryDirectory('quarry-plugin-folder-');
+  writeFileSync(path.join(directory, 'package.json'), packageJson);
+  writeFileSync(path.join(directory, file), source);
+  writeFileSync(path.join(directory, 'quarry.yaml'), `version: v1\nkind: Spicepod\nname: folder\nplugins:\n  - from: ./${file}\n`);
+  return run(process.execPath, [path.join(repositoryRoot, 'bin/quarryd.js'), directory, '--check']).then(
     () => ({ code: 0, stderr: '' }),
     (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
   );
+}
 
 test('a plugin written for another plugin API version is refused at start-up, naming both versions', async (t) => {
-  const directory = temporaryDirectory('quarry-plugin-api-');
-  writeFileSync(path.join(directory, 'package.json'), '{ "type": "module" }\n');
-  writeFileSync(path.join(directory, 'future.ts'), "export default { name: 'from-the-future', pluginApiVersion: 99, apply(): void {} };\n");
-  writeFileSync(path.join(directory, 'quarry.yaml'), 'version: v1\nkind: Spicepod\nname: api\nplugins:\n  - from: ./future.ts\n');
-  const result = await shippedCheck(directory);
+  const result = await checkPluginFolder('{ "type": "module" }\n', 'future.ts', "export default { name: 'from-the-future', pluginApiVersion: 99, apply(): void {} };\n");
   t.is(result.code, 1);
   t.regex(result.stderr, /error \[PLUGIN_API_MISMATCH\]: plugins\[0\]\.from: plugin "from-the-future" \(\.\/future\.ts\) was written for plugin API 99; this runtime serves plugin API 1/);
 });
 
 test('a .ts plugin outside an ES-module package is refused with what to change', async (t) => {
-  const directory = temporaryDirectory('quarry-plugin-cjs-');
-  writeFileSync(path.join(directory, 'package.json'), '{ "name": "no-type" }\n');
-  writeFileSync(path.join(directory, 'lonely.ts'), "export default { name: 'lonely', apply(): void {} };\n");
-  writeFileSync(path.join(directory, 'quarry.yaml'), 'version: v1\nkind: Spicepod\nname: cjs\nplugins:\n  - from: ./lonely.ts\n');
-  const result = await shippedCheck(directory);
-  if (result.code === 0) {
-    t.pass('this Node loads the CommonJS-scoped .ts file as an ES module');
-    return;
-  }
+  const result = await checkPluginFolder('{ "name": "no-type" }\n', 'lonely.ts', "export default { name: 'lonely', apply(): void {} };\n");
+  t.is(result.code, 1, 'Node 20 with tsx treats a .ts file in a CommonJS package as CommonJS');
   t.regex(result.stderr, /error \[PLUGIN_LOAD_FAILED\]: plugins\[0\]\.from: importing "\.\/lonely\.ts" failed: .* \(a \.ts plugin is loaded as an ES module only inside a package whose package\.json says "type": "module" — .*package\.json does not; add it, or name the file \.mts\)/);
 });
