@@ -11,15 +11,14 @@ import { createMcpPlugin, MCP_PLUGIN_NAME } from '../../plugins/mcp/index.js';
 import { ACCESS_FILES, KEYS, accessManifest } from '../access/access-fixtures.js';
 import { connectClient, JSON_POST_HEADERS, rawRequest, textOf, TOOLS_LIST_BODY } from './mcp-helpers.js';
 
-const IDLE_MS = 300;
+/** The idle limit of the expiry test's own runtime: long beside two loopback requests, even on a loaded machine. */
+const IDLE_MS = 1_000;
 
 let context: TestRuntime;
 const writer = { 'x-api-key': KEYS.writer };
 
 test.before(async () => {
-  // A short idle limit, so expiry is testable; everything else is the default bundle.
-  const bundle = defaultPlugins().map((plugin) => (plugin.name === MCP_PLUGIN_NAME ? createMcpPlugin({ sessionIdleMs: IDLE_MS }) : plugin));
-  context = await startRuntime({ manifest: accessManifest(), files: ACCESS_FILES, bundle });
+  context = await startRuntime({ manifest: accessManifest(), files: ACCESS_FILES });
 });
 
 test.after.always(async () => {
@@ -57,15 +56,21 @@ test('GET and DELETE without a session id are 400', async (t) => {
 });
 
 test('an idle session expires (a session with an open GET stream is not idle)', async (t) => {
+  // A runtime of its own with a short idle limit, so expiry is testable (the shared one keeps
+  // the default: a short limit there expired other tests' sessions on a loaded machine).
+  const bundle = defaultPlugins().map((plugin) => (plugin.name === MCP_PLUGIN_NAME ? createMcpPlugin({ sessionIdleMs: IDLE_MS }) : plugin));
+  const own = await startRuntime({ manifest: accessManifest(), files: ACCESS_FILES, bundle });
+  t.teardown(() => own.runtime.stop());
+  const host = new URL(own.baseUrl).host;
   // A raw client: the SDK client keeps a GET stream open, which counts as activity.
   const initialize = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-  const opened = await rawRequest(context.baseUrl, { headers: { ...JSON_POST_HEADERS, ...writer, host: hostHeader() }, body: initialize });
+  const opened = await rawRequest(own.baseUrl, { headers: { ...JSON_POST_HEADERS, ...writer, host }, body: initialize });
   t.is(opened.status, 200);
   const sessionId = String(opened.headers['mcp-session-id']);
-  const inSession = { ...JSON_POST_HEADERS, ...writer, host: hostHeader(), 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
-  t.is((await rawRequest(context.baseUrl, { headers: inSession, body: TOOLS_LIST_BODY })).status, 200);
+  const inSession = { ...JSON_POST_HEADERS, ...writer, host, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
+  t.is((await rawRequest(own.baseUrl, { headers: inSession, body: TOOLS_LIST_BODY })).status, 200);
   await new Promise((resolve) => setTimeout(resolve, IDLE_MS * 3));
-  t.is((await rawRequest(context.baseUrl, { headers: inSession, body: TOOLS_LIST_BODY })).status, 404);
+  t.is((await rawRequest(own.baseUrl, { headers: inSession, body: TOOLS_LIST_BODY })).status, 404);
 });
 
 test('a client accepting JSON only gets a JSON session', async (t) => {
