@@ -27,6 +27,8 @@ import { ConnectorRegistry } from './engine/sources/connector-registry.js';
 import { ToolRegistry } from './tools/tool-registry.js';
 import { fileConnector } from './engine/sources/file-source.js';
 import type { ManifestProblem } from './manifest/issues.js';
+import type { DatasetSource } from './engine/sources/connector.js';
+import type { BindingReport } from './engine/check/binding-check.js';
 
 export interface RuntimeOptions {
   manifest: Manifest;
@@ -207,8 +209,8 @@ export class Runtime {
         onDatasetLoaded: (event) => {
           this.hooks.datasets.loaded.promise(event).catch((error: Error) => this.log.error('a datasets.loaded tap failed', { error: error.message }));
         },
-        onDatasetRegistered: (dataset) => {
-          this.hooks.datasets.registered.promise({ dataset }).catch((error: Error) => this.log.error('a datasets.registered tap failed', { dataset, error: error.message }));
+        onDatasetRegistered: (dataset, kind) => {
+          this.hooks.datasets.registered.promise({ dataset, kind }).catch((error: Error) => this.log.error('a datasets.registered tap failed', { dataset, error: error.message }));
         },
         onDatasetChanged: (dataset, reason) => this.hooks.cache.invalidate.promise({ datasets: [dataset.toLowerCase()], reason }),
       });
@@ -253,18 +255,25 @@ export class Runtime {
    * resolves every dataset's source as start-up would, without the network (connectors
    * validate their params and local paths there), collecting every problem. Nothing starts.
    */
-  async checkSources(): Promise<ManifestProblem[]> {
+  async checkSources(): Promise<BindingReport> {
     await this.#applyPlugins();
     const problems: ManifestProblem[] = [];
-    for (const [index, dataset] of this.#manifest.datasets.entries()) {
-      try {
-        const source = await this.connectors.resolve(dataset, { baseDirectory: this.source.directory, log: this.log.child('check') });
-        await source.close?.();
-      } catch (error) {
-        problems.push({ path: `datasets[${index}].from`, message: toQuarryError(error).message });
+    const sources = new Map<number, DatasetSource>();
+    try {
+      for (const [index, dataset] of this.#manifest.datasets.entries()) {
+        try {
+          sources.set(index, await this.connectors.resolve(dataset, { baseDirectory: this.source.directory, log: this.log.child('check') }));
+        } catch (error) {
+          problems.push({ path: `datasets[${index}].from`, message: toQuarryError(error).message });
+        }
       }
+      // Then the SQL and columns that read the sources whose columns are local.
+      const { bindingProblems } = await import('./engine/check/binding-check.js');
+      const binding = await bindingProblems(this.#manifest, sources);
+      return { problems: [...problems, ...binding.problems], unchecked: binding.unchecked };
+    } finally {
+      for (const source of sources.values()) await source.close?.();
     }
-    return problems;
   }
 
   async #applyPlugins(): Promise<void> {

@@ -37,7 +37,7 @@ export type { OutboundRequest } from '../core/outbound/types.js';
 export type { Manifest, ManifestSource } from '../core/manifest/types.js';
 export type { ManifestSectionSlice, SliceResolveContext } from '../core/manifest/slice.js';
 export type { Logger } from '../core/log.js';
-export type { EngineApi } from '../core/engine/engine-api.js';
+export type { EngineApi, DatasetStatus, ViewStatus } from '../core/engine/engine-api.js';
 export type { MetricsRegistry } from '../core/metrics/registry.js';
 export type { DatasetConnector } from '../core/engine/sources/connector.js';
 export type { RuntimeTool } from '../core/tools/tool-registry.js';

@@ -39,10 +39,11 @@ async function main(argv: readonly string[]): Promise<number> {
   const runtime = new Runtime({ manifest: loaded.manifest, source: loaded.source, plugins: loaded.plugins, log, http: args.http, flight: args.flight, metrics: args.metrics, cluster: args.cluster });
   if (args.check) {
     for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
-    // What start-up would find without the network: unserved schemes, connector params, local files.
-    const problems = await runtime.checkSources();
+    // What start-up would find without the network: unserved schemes, connector params, local
+    // files, and the columns and SQL (refresh_sql, views) that read local sources.
+    const { problems, unchecked } = await runtime.checkSources();
     if (problems.length > 0) throw new QuarryError('MANIFEST_INVALID', formatProblems(loaded.source.file, problems), { details: { problems } });
-    process.stdout.write(checkReport(loaded));
+    process.stdout.write(checkReport(loaded, unchecked));
     return 0;
   }
   for (const warning of loaded.warnings) log.warn(warning);

@@ -101,6 +101,11 @@ export class DatasetRegistry {
     return [...this.#entries.values()].map((entry) => entry.config.name);
   }
 
+  /** Whether queries may name the dataset (its view exists), whatever its data's state. */
+  isRegistered(name: string): boolean {
+    return this.#entries.get(name.toLowerCase())?.registered === true;
+  }
+
   statuses(): DatasetStatus[] {
     return [...this.#entries.values()].map((entry) => this.#status(entry));
   }

@@ -4,6 +4,9 @@ import type { AccelerationConfig } from '../manifest/types.js';
 import type { RefreshOverrides } from './acceleration/refresh-options.js';
 import type { Principal } from '../pipeline/types.js';
 import type { SandboxApi } from './sandbox.js';
+import type { ViewStatus } from './views.js';
+
+export type { ViewStatus } from './views.js';
 
 /**
  * Load states of a dataset, numbered as the `dataset_load_state` metric reports them:
@@ -45,6 +48,8 @@ export interface EngineApi {
   readonly sandbox: SandboxApi;
   datasets(): DatasetStatus[];
   dataset(name: string): DatasetStatus | undefined;
+  /** The manifest's `views:`, each with what it reads and whether queries may name it yet. */
+  views(): ViewStatus[];
   /**
    * Refreshes an accelerated dataset (atomic swap, or an append) and fires `cache.invalidate`.
    * `overrides` replace the dataset's `refresh_sql` / `refresh_mode` for this refresh only.

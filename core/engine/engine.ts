@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import type { Manifest, ManifestSource } from '../manifest/types.js';
 import { formatSizeApproximately } from '../units.js';
 import { readOnlyRefusal, type DatasetLoadEvent, type Principal } from '../pipeline/types.js';
-import { tableFromArrays, type RecordBatch, type Schema } from 'apache-arrow';
+import type { RecordBatch, Schema } from 'apache-arrow';
 import { appendBatches } from './append.js';
 import { classifyPrepared } from './classify.js';
 import { EngineSandbox, RUNTIME_CALLER } from './sandbox.js';
@@ -20,17 +20,20 @@ import { mergeStatement } from './acceleration/refresh-statements.js';
 import type { RefreshOverrides } from './acceleration/refresh-options.js';
 import { RefreshScheduler, isUnbindableRefresh } from './acceleration/refresh-scheduler.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
-import type { BatchInput, DatasetStatus, DatasetWriteTarget, EngineApi, StagedRows } from './engine-api.js';
-import { openBatchStream } from './arrow/index.js';
+import type { BatchInput, DatasetStatus, DatasetWriteTarget, EngineApi } from './engine-api.js';
 import { requireResultStatus } from './native/result-status.js';
 import { engineError, statementCountError } from './engine-errors.js';
 import { defaultMemoryLimitBytes } from './memory-limit.js';
 import { bindParameters } from './parameters.js';
+import { STAGED_WRITE, createStaging, executeRouted, stagedRows } from './routed-write.js';
 import { ResultModes, type ResultMode } from './result-modes.js';
-import { streamResult, type EngineStream } from './result-stream.js';
+import { streamResult } from './result-stream.js';
 import type { PreparedQuery } from './prepared-query.js';
 import { quoteIdentifier, quoteQualifiedName } from './sql-text.js';
 import { lockDown } from './lockdown.js';
+import { ManifestViews, type ViewStatus } from './views.js';
+import { rewriteShowTables } from './visible-tables.js';
+import { referencedDatasets } from '../pipeline/statement-policy.js';
 import { columnDefinitions } from './fetch/duckdb-column-types.js';
 import { logicalPlanText } from './logical-plan.js';
 import { preparedParameterSchema, preparedResultSchema } from './prepared-schemas.js';
@@ -50,17 +53,14 @@ const SCHEMA_GRACE_MS = 1_000;
  */
 const CLOSE_WAIT_MS = 2_000;
 
-/** Where the rows of a write to a dataset with a plugin write target are staged (a per-connection temp table). */
-const STAGED_WRITE = 'temp.main.quarry_routed_write';
-
 export interface EngineOptions {
   manifest: Manifest;
   source: ManifestSource;
   log: Logger;
   /** Told after every load or refresh attempt of a dataset (successful or not). */
   onDatasetLoaded?: (event: DatasetLoadEvent) => void;
-  /** Told when a dataset's name becomes queryable (at start-up, or later for a slow source). */
-  onDatasetRegistered?: (dataset: string) => void;
+  /** Told when a dataset's or a manifest view's name becomes queryable (at start-up, or later for a slow source). */
+  onDatasetRegistered?: (name: string, kind: 'dataset' | 'view') => void;
   /** The `from:` schemes this deployment serves (core `file:` plus connector plugins). */
   connectors: ConnectorRegistry;
   /** Told after a dataset's data changed (refresh or write), so caches can drop what read it. */
@@ -80,6 +80,7 @@ export class Engine implements EngineApi {
   readonly #admin: AdminConnection;
   readonly #fetch: FetchDatasets;
   readonly #scheduler: RefreshScheduler;
+  readonly #views: ManifestViews;
   readonly #writeTargets = new Map<string, DatasetWriteTarget>();
   /** The default database's name (`appendToTable`'s tables live there): asked once. */
   #catalog: string | undefined;
@@ -108,10 +109,11 @@ export class Engine implements EngineApi {
       loadParallelism: options.manifest.runtime.dataset_load_parallelism,
       fetch: this.#fetch,
       onLoaded: (event) => options.onDatasetLoaded?.(event),
-      onRegistered: (dataset) => options.onDatasetRegistered?.(dataset),
+      onRegistered: (dataset) => options.onDatasetRegistered?.(dataset, 'dataset'),
       onChanged: (dataset) => options.onDatasetChanged(dataset, 'refresh'),
       connect: () => instance.connect(),
     });
+    this.#views = new ManifestViews(options.manifest.views, { log: options.log.child('views'), datasetNames: () => this.datasetNames() });
     this.#scheduler = new RefreshScheduler({
       log: options.log.child('refresh'),
       attempt: async (dataset) => {
@@ -182,6 +184,18 @@ export class Engine implements EngineApi {
     // directory allowed here, and their acceleration databases were attached above.
     await lockDown(this.#admin, this.#registry.allowedLocations());
     this.#late = this.#registry.registerLate(run, (name) => this.#registeredLate(name));
+    await this.#createViews();
+  }
+
+  /** Creates the manifest views whose datasets are registered (after lockdown: a view binds only what user SQL may read). */
+  async #createViews(): Promise<void> {
+    if (this.#views.names().length === 0) return;
+    const connection = await this.#pool.acquire();
+    try {
+      await this.#views.create(connection, (name) => this.#registry.isRegistered(name), (view) => this.#options.onDatasetRegistered?.(view, 'view'));
+    } finally {
+      this.#release(connection, undefined, false);
+    }
   }
 
   /**
@@ -199,6 +213,7 @@ export class Engine implements EngineApi {
   async #registeredLate(name: string): Promise<void> {
     const scheduled = await this.#registry.loadLate(name, () => this.#instance.connect());
     if (scheduled) this.#scheduler.start(scheduled.schedule, { failedFirst: scheduled.failedFirst });
+    await this.#createViews();
   }
 
   /** When shutdown begins: datasets still waiting for their sources' columns stop waiting (before plugins stop what the sources use). */
@@ -223,6 +238,18 @@ export class Engine implements EngineApi {
     return this.#registry.names();
   }
 
+  views(): ViewStatus[] {
+    return this.#views.statuses();
+  }
+
+  /**
+   * The datasets and manifest views a statement names (lower-case, from its text), with the
+   * datasets each view reads: what its cached result depends on.
+   */
+  namesRead(sql: string): string[] {
+    return this.#views.expand(referencedDatasets(sql, [...this.#registry.names(), ...this.#views.names()]));
+  }
+
   /** Replaces an accelerated dataset's refresh_sql for every later refresh, until restart (PATCH /v1/datasets/{name}/acceleration). */
   setRefreshSql(name: string, refreshSql: string): DatasetStatus {
     return this.#registry.setRefreshSql(name, refreshSql);
@@ -245,6 +272,8 @@ export class Engine implements EngineApi {
    */
   writeRefusal(name: string): string | undefined {
     const status = this.#registry.status(name);
+    const view = status ? undefined : this.#views.names().find((viewName) => viewName.toLowerCase() === name.toLowerCase());
+    if (view) return `"${view}" is a view (views: in the manifest), which is read-only; writes go into a dataset with access: read_write`;
     if (!status) return `dataset "${name}" does not exist (datasets: ${this.datasetNames().join(', ') || 'none'})`;
     const config = this.#options.manifest.datasets.find((dataset) => dataset.name.toLowerCase() === name.toLowerCase())!;
     if (config.access !== 'read_write') return `dataset "${status.name}" is read-only; set access: read_write on it to accept writes`;
@@ -307,9 +336,9 @@ export class Engine implements EngineApi {
     let discard = false;
     try {
       await this.#fetch.beforeQuery(connection, ''); // the live datasets' views, which the staging table copies its columns from
-      await this.#createStaging(connection, name);
+      await createStaging(connection, quoteQualifiedName(this.#registry.status(name)!.name));
       await appendBatches({ connection, table: { catalog: 'temp', schema: 'main', name: 'quarry_routed_write' }, schema, batches, signal });
-      const rows = await target.write(this.#stagedRows(connection), signal);
+      const rows = await target.write(stagedRows(connection), signal);
       await this.#options.onDatasetChanged(this.#registry.status(name)!.name, 'write');
       return { rows };
     } catch (error) {
@@ -319,23 +348,6 @@ export class Engine implements EngineApi {
       await connection.run(`DROP TABLE IF EXISTS ${STAGED_WRITE}`).catch(() => (discard = true));
       this.#pool.release(connection, { discard });
     }
-  }
-
-  async #createStaging(connection: DuckDBConnection, dataset: string): Promise<void> {
-    await connection.run(`CREATE OR REPLACE TEMP TABLE quarry_routed_write AS SELECT * FROM ${quoteQualifiedName(this.#registry.status(dataset)!.name)} LIMIT 0`);
-  }
-
-  #stagedRows(connection: DuckDBConnection): StagedRows {
-    return {
-      table: STAGED_WRITE,
-      rows: async (sql) => (await connection.runAndReadAll(sql)).getRowObjectsJS() as Array<Record<string, unknown>>,
-      batches: async (sql) => {
-        const opened = await openBatchStream(await connection.stream(sql));
-        const batches: RecordBatch[] = [];
-        for await (const batch of opened.batches) batches.push(batch);
-        return { schema: opened.schema, batches };
-      },
-    };
   }
 
   addConnectionInitializer(initializer: (connection: DuckDBConnection) => Promise<void>): void {
@@ -437,7 +449,7 @@ export class Engine implements EngineApi {
       // File-mode datasets are views over an attached table, and on_conflict turns INSERT into an upsert.
       // A dataset with a plugin write target takes the rows in a staging table, handed over on execute.
       const routes: Array<{ dataset: string; target: DatasetWriteTarget }> = [];
-      const sql = redirectInsert(text, (dataset) => {
+      const sql = redirectInsert(rewriteShowTables(text, () => this.sandbox.hiddenTableNames()), (dataset) => {
         const target = this.#writeTargets.get(dataset);
         if (!target) return this.#registry.insertTarget(dataset);
         routes.push({ dataset, target });
@@ -449,7 +461,7 @@ export class Engine implements EngineApi {
       // fetched (with the plan's pushdown) and the statement is prepared again over them.
       let unfilled = options.fillLive !== true && this.#fetch.readsLive(sql);
       if (!unfilled) liveCleanup = await this.#fetch.fill(connection, sql);
-      if (route) await this.#createStaging(connection, route.dataset);
+      if (route) await createStaging(connection, quoteQualifiedName(this.#registry.status(route.dataset)!.name));
       // One engine round trip: DuckDB refuses an empty or multi-statement text itself, and the
       // statements are counted only then, for the message.
       let prepared = await this.sandbox.prepare(connection, sql, options.caller).catch(async (error: unknown) => {
@@ -497,7 +509,7 @@ export class Engine implements EngineApi {
             finish(false);
             throw mapError(error);
           }
-          if (route) return this.#executeRouted(route.target, { prepared, connection, parameters, signal, finish, mapError });
+          if (route) return executeRouted(route.target, { prepared, connection, parameters, signal, finish, mapError });
           try {
             bindParameters(prepared, parameters);
             const mode = this.#resultModes.modeFor(sql);
@@ -517,40 +529,6 @@ export class Engine implements EngineApi {
     } catch (error) {
       this.#release(connection, liveCleanup, false);
       throw mapError(error);
-    }
-  }
-
-  /** Runs an INSERT into the staging table, hands the rows to the write target, answers the count it wrote. */
-  async #executeRouted(target: DatasetWriteTarget, run: {
-    prepared: Awaited<ReturnType<DuckDBConnection['prepare']>>;
-    connection: DuckDBConnection;
-    parameters: readonly unknown[];
-    signal: AbortSignal;
-    finish: (discard: boolean) => void;
-    mapError: (error: unknown) => QuarryError;
-  }): Promise<EngineStream> {
-    const started = performance.now();
-    const onAbort = () => run.connection.interrupt();
-    run.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      bindParameters(run.prepared, run.parameters);
-      await run.prepared.run();
-      const rows = await target.write(this.#stagedRows(run.connection), run.signal);
-      const executionMs = performance.now() - started;
-      const table = tableFromArrays({ Count: BigInt64Array.of(BigInt(rows)) });
-      return {
-        schema: table.schema,
-        batches: (async function* () {
-          yield* table.batches;
-        })(),
-        executionMs: () => executionMs,
-      };
-    } catch (error) {
-      throw run.mapError(error);
-    } finally {
-      run.signal.removeEventListener('abort', onAbort);
-      const dropped = await run.connection.run(`DROP TABLE IF EXISTS ${STAGED_WRITE}`).then(() => true, () => false);
-      run.finish(run.signal.aborted || !dropped);
     }
   }
 

@@ -46,6 +46,11 @@ export class EngineSandbox implements SandboxApi {
     for (const name of names) this.#hiddenTables.add(name.toLowerCase().split('.').pop()!);
   }
 
+  /** The tables user SQL may not name (lower-case, unqualified): listings of what can be queried leave them out. */
+  hiddenTableNames(): string[] {
+    return [...this.#hiddenTables];
+  }
+
   scopeByCaller(names: readonly string[]): void {
     for (const name of names) this.#scoped.push(name.toLowerCase());
   }

@@ -11,6 +11,7 @@ import { MASK, MIN_GUARDED_SECRET_LENGTH, maskManifest } from './mask.js';
 import { hasPath, isMapping, parsePath } from './path.js';
 import { recordRawDocument } from './presence.js';
 import { datasetProblems } from './rules/datasets.js';
+import { viewProblems } from './rules/views.js';
 import { tlsProblems } from './rules/tls.js';
 import { buildManifestSchema, collectSlices, type OwnedSlice } from './schema.js';
 import { fieldPatterns, resolveSecretFields, unreplacedReferenceWarnings } from './secret-fields.js';
@@ -58,7 +59,7 @@ export interface LoadedManifest {
 }
 
 /** Top-level sections that may be written empty (`runtime:` with everything commented out). */
-const SECTIONS_EMPTY_MEANS_ABSENT = ['secrets', 'datasets', 'runtime', 'plugins', 'functions', 'tools'];
+const SECTIONS_EMPTY_MEANS_ABSENT = ['secrets', 'datasets', 'views', 'runtime', 'plugins', 'functions', 'tools'];
 const ROOT_HINT = 'expected a mapping with keys such as version, kind, name, datasets and runtime';
 
 /**
@@ -88,7 +89,7 @@ export async function loadManifest(options: LoadManifestOptions): Promise<Loaded
   const result = schema.safeParse(structuredClone(document), { error: manifestErrorMap, reportInput: true });
   if (!result.success) problems.push(...problemsFromIssues(result.error.issues, document, schema));
   const ruleWarnings: string[] = [];
-  problems.push(...tlsProblems(document, ruleWarnings), ...datasetProblems(document));
+  problems.push(...tlsProblems(document, ruleWarnings), ...datasetProblems(document), ...viewProblems(document));
   if (problems.length > 0 || !result.success) {
     const unique = sortByDocumentOrder(dedupeProblems(problems), document);
     throw new QuarryError('MANIFEST_INVALID', formatProblems(source.file, unique), { details: { problems: unique } });
@@ -174,6 +175,8 @@ async function withResolvedParams(entries: Array<{ index: number; entry: PluginE
 function finishManifest(validated: Manifest, source: ManifestSource): Manifest {
   const { version, kind, name, ...rest } = validated;
   const manifest: Manifest = { version, kind, name: name ?? path.basename(source.directory), ...rest };
+  // Spice's view acceleration and metadata are warned about (warnings.ts), not served.
+  manifest.views = manifest.views.map(({ name: viewName, sql, description }) => ({ name: viewName, sql, ...(description === undefined ? {} : { description }) }));
   const loose = manifest as unknown as Record<string, unknown>;
   for (const key of SPICE_ONLY_TOP_LEVEL_KEYS) delete loose[key];
   for (const key of SPICE_ONLY_RUNTIME_KEYS) delete manifest.runtime[key];

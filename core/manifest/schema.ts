@@ -3,6 +3,7 @@ import { QuarryError } from '../errors/quarry-error.js';
 import { isLazyPlugin, type BundledPlugin, type ManifestSlice, type QuarryPlugin } from '../plugins/types.js';
 import { datasetSchema } from './sections/datasets.js';
 import { coreRuntimeShape } from './sections/runtime-core.js';
+import { viewsSchema } from './sections/views.js';
 import {
   SPICE_ONLY_RUNTIME_KEYS,
   SPICE_ONLY_TOP_LEVEL_KEYS,
@@ -22,7 +23,7 @@ export interface OwnedSlice {
 }
 
 /** Top-level keys the core owns; plugins may own `functions`, `tools` and new keys. */
-const CORE_TOP_LEVEL_KEYS = ['version', 'kind', 'name', 'secrets', 'datasets', 'runtime', 'plugins'];
+const CORE_TOP_LEVEL_KEYS = ['version', 'kind', 'name', 'secrets', 'datasets', 'views', 'runtime', 'plugins'];
 /** Top-level lists every manifest has; when no plugin owns them they hold anything. */
 const OPTIONAL_TOP_LEVEL_LISTS = ['functions', 'tools'];
 
@@ -88,6 +89,7 @@ export function buildManifestSchema(options: { slices: readonly OwnedSlice[]; bu
     name: nameSchema,
     secrets: secretsSchema,
     datasets: z.array(datasetSchema).default([]).describe('Datasets: each a source (from) loaded as a SQL table (name).'),
+    views: viewsSchema,
     plugins: pluginsSchema(options.builtinNames),
   };
   for (const { slice } of options.slices) {

@@ -1,7 +1,9 @@
 import type { DatasetConfig } from './sections/datasets.js';
+import type { ViewConfig } from './sections/views.js';
 import type { CoreRuntimeConfig } from './sections/runtime-core.js';
 
 export type { DatasetConfig, AccelerationConfig } from './sections/datasets.js';
+export type { ViewConfig } from './sections/views.js';
 export type { CoreRuntimeConfig, TlsConfig } from './sections/runtime-core.js';
 
 /** A `plugins:` entry: switch a built-in off, or load a user plugin from a path or package. */
@@ -33,6 +35,8 @@ export interface Manifest {
   name: string;
   secrets: SecretStoreEntry[];
   datasets: DatasetConfig[];
+  /** `views:`, in manifest order. */
+  views: ViewConfig[];
   runtime: CoreRuntimeConfig & Record<string, unknown>;
   functions: unknown[];
   tools: unknown[];

@@ -10,7 +10,7 @@ import { hasPath, isMapping, parsePath } from './path.js';
  * lands, and sections of plugins switched off.
  */
 export function documentWarnings(document: Record<string, unknown>, slices: readonly OwnedSlice[], pluginNames: readonly string[] = []): string[] {
-  return [...versionWarnings(document), ...accelerationEngineWarnings(document), ...columnWarnings(document), ...spiceOnlyWarnings(document), ...paramsWarnings(document), ...absentPluginWarnings(document, pluginNames), ...disabledSectionWarnings(document, slices)];
+  return [...versionWarnings(document), ...accelerationEngineWarnings(document), ...columnWarnings(document), ...viewWarnings(document), ...spiceOnlyWarnings(document), ...paramsWarnings(document), ...absentPluginWarnings(document, pluginNames), ...disabledSectionWarnings(document, slices)];
 }
 
 /** The plugin that serves `runtime.params.geo` (the spatial ST_* functions); a deployment may leave it out. */
@@ -45,6 +45,16 @@ function columnWarnings(document: Record<string, unknown>): string[] {
       const ignored = Object.keys(column).filter((key) => key !== 'name' && key !== 'description');
       return ignored.length === 0 ? [] : [`datasets[${index}].columns[${position}] (${String(column.name)}): ${ignored.join(', ')} ${ignored.length > 1 ? 'are' : 'is'} accepted but not used: Quarry has no search over columns yet`];
     });
+  });
+}
+
+/** Spice's accelerated views: the view is served, live over what it reads (never silently). */
+function viewWarnings(document: Record<string, unknown>): string[] {
+  if (!Array.isArray(document.views)) return [];
+  return document.views.flatMap((view: unknown, index) => {
+    if (!isMapping(view) || view.acceleration === undefined) return [];
+    const name = typeof view.name === 'string' ? ` (${view.name})` : '';
+    return [`views[${index}]${name}.acceleration: views are not accelerated in Quarry; the view is served live over what it reads (accelerate the datasets it reads instead)`];
   });
 }
 

@@ -6,7 +6,7 @@ import { STAGE } from '../hooks/stages.js';
 import type { Logger } from '../log.js';
 import type { Engine } from '../engine/engine.js';
 import type { PhaseMachine } from '../lifecycle/phase.js';
-import { createStatementPolicy, insertTarget, referencedDatasets } from './statement-policy.js';
+import { createStatementPolicy, insertTarget } from './statement-policy.js';
 import { LRUCache } from 'lru-cache';
 import { LazyAbort } from './lazy-abort.js';
 import { DEFAULT_MAX_SQL_LENGTH } from '../manifest/sections/runtime-core.js';
@@ -209,7 +209,7 @@ export class QueryPipeline {
    * caller may make it: that classification is not remembered.
    */
   async #classify(sql: string, prepare: () => Promise<PreparedQuery>, tooComplex: QuarryError | undefined): Promise<Classification> {
-    const datasets = referencedDatasets(sql, this.#engine.datasetNames());
+    const datasets = this.#engine.namesRead(sql);
     if (tooComplex) return { kind: 'other', statementType: 'UNKNOWN', datasets, refusal: tooComplex };
     const never = neverStatement(sql);
     if (never !== undefined) {

@@ -163,10 +163,12 @@ export interface CacheInvalidation {
   readonly reason: 'refresh' | 'write' | 'manual';
 }
 
-/** A dataset whose name became queryable, as `datasets.registered` reports it. */
+/** A dataset (or a manifest view) whose name became queryable, as `datasets.registered` reports it. */
 export interface DatasetRegisteredEvent {
-  /** The dataset's name as the manifest spells it. */
+  /** The dataset's (or view's) name as the manifest spells it. */
   readonly dataset: string;
+  /** `view`: a manifest `views:` entry, created once what it reads is registered. */
+  readonly kind: 'dataset' | 'view';
 }
 
 /** A dataset load or refresh attempt, as `datasets.loaded` reports it. */

@@ -21,6 +21,8 @@ let sqlJs: Promise<SqlJsStatic> | undefined;
  */
 export class SqliteSource implements FetchSource {
   readonly kind = 'fetch';
+  /** The columns come from the local database file: `--check` may ask them. */
+  readonly offlineSchema = true;
   readonly #dataset: ConnectorDataset;
   readonly #file: string;
   readonly #table: string;

@@ -2,7 +2,6 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { QuarryError } from '../../core/errors/quarry-error.js';
 import { quoteQualifiedName } from '../../core/engine/sql-text.js';
-import type { DatasetStatus } from '../../core/engine/engine-api.js';
 import type { PluginRuntime } from '../../core/plugins/types.js';
 import type { RuntimeTool, ToolArgumentType } from '../../core/tools/tool-registry.js';
 import { queryAsJsonText, queryRows, runTool, type ToolCallContext } from './tool-runner.js';
@@ -14,12 +13,14 @@ export const SAMPLE_ROWS_MAX = 1000;
 export type CallerOf = (extra: { authInfo?: { extra?: Record<string, unknown> }; signal: AbortSignal }) => ToolCallContext;
 
 /** Finds a dataset by name, case-insensitively (the engine folds unquoted names); refuses unknown names. */
-function knownDataset(runtime: PluginRuntime, name: string): DatasetStatus {
+/** A dataset or manifest view by name (any case), as list_datasets reports it. */
+function knownDataset(runtime: PluginRuntime, name: string): { name: string } {
   const wanted = name.toLowerCase();
-  const found = runtime.engine.datasets().find((dataset) => dataset.name.toLowerCase() === wanted);
+  const tables = [...runtime.engine.datasets(), ...runtime.engine.views()];
+  const found = tables.find((table) => table.name.toLowerCase() === wanted);
   if (!found) {
-    const names = runtime.engine.datasets().map((dataset) => dataset.name).join(', ');
-    throw new QuarryError('DATASET_NOT_FOUND', `no dataset named ${JSON.stringify(name)}; datasets: ${names || '(none)'}`);
+    const names = tables.map((table) => table.name).join(', ');
+    throw new QuarryError('DATASET_NOT_FOUND', `no dataset or view named ${JSON.stringify(name)}; names: ${names || '(none)'}`);
   }
   return found;
 }
@@ -122,7 +123,7 @@ function registerBuiltinTools(server: McpServer, runtime: PluginRuntime, callerO
 
   server.registerTool('list_datasets', {
     title: 'List datasets',
-    description: 'Lists the datasets (tables) this runtime serves: name, description, number of columns and load state (ready, initializing, refreshing, error, ...).',
+    description: 'Lists the datasets (tables) and views this runtime serves: name, kind (dataset or view), description, number of columns and state (ready, initializing, refreshing, error, ...; a view: ready, waiting or error).',
     inputSchema: z.object({}),
     annotations: { readOnlyHint: true },
   }, async (_input, extra) => runTool(runtime, 'list_datasets', {}, async () => {
@@ -133,8 +134,16 @@ function registerBuiltinTools(server: McpServer, runtime: PluginRuntime, callerO
       // A dataset that failed to load has no columns to describe: report null, not an error.
       columns: await describe(runtime, dataset.name, call).then((columns) => columns.length, () => null),
       state: dataset.state,
+      kind: 'dataset',
     })));
-    return JSON.stringify(datasets);
+    const views = await Promise.all(runtime.engine.views().map(async (view) => ({
+      name: view.name,
+      description: view.description ?? null,
+      columns: view.state === 'ready' ? await describe(runtime, view.name, call).then((columns) => columns.length, () => null) : null,
+      state: view.state,
+      kind: 'view',
+    })));
+    return JSON.stringify([...datasets, ...views]);
   }));
 
   server.registerTool('table_schema', {

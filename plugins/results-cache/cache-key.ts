@@ -63,10 +63,11 @@ export function parametersText(parameters: readonly unknown[]): string {
 
 /**
  * Statements reading the runtime's own state are never cached: the `runtime` schema
- * (task history and other plugin tables), the catalog views, and DuckDB's metadata
- * functions. Matched on the text, conservatively: a false match only skips the cache.
+ * (task history and other plugin tables), the catalog views, DuckDB's metadata functions
+ * and SHOW statements (`SHOW TABLES` lists what can be queried, which changes as datasets
+ * and views register). Matched on the text, conservatively: a false match only skips the cache.
  */
-const SYSTEM_TABLES = /(?:^|[^\w$])"?(?:runtime|information_schema|pg_catalog)"?\s*\.|\b(?:duckdb|pragma)_\w+\s*\(/i;
+const SYSTEM_TABLES = /(?:^|[^\w$])"?(?:runtime|information_schema|pg_catalog)"?\s*\.|\b(?:duckdb|pragma)_\w+\s*\(|^\s*show\b/i;
 
 export function readsSystemTables(request: Pick<QueryRequest, 'sql' | 'datasets'>): boolean {
   return SYSTEM_TABLES.test(request.sql) || request.datasets.some((dataset) => dataset.startsWith('runtime.'));

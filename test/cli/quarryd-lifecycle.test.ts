@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import test from 'ava';
 import { QUICKSTART_MANIFEST, writeManifestDirectory } from '../helpers/runtime.js';
 import { runCommand, startDaemon, waitForOutput } from '../helpers/daemon.js';
@@ -100,6 +102,76 @@ datasets:
   t.regex(problems[1]!, /^ {2}- datasets\[1\]\.from: dataset missing: file .*missing\.parquet does not exist/);
   t.regex(problems[2]!, /^ {2}- datasets\[2\]\.from: dataset items: params\.pg_sslrootcert is not a parameter of postgres/);
   t.regex(problems[3]!, /^ {2}- datasets\[3\]\.from: dataset notes: cannot tell the format of notes\.md/);
+});
+
+test.serial('quarryd --check binds refresh_sql, views and the columns the manifest names against local sources, and says what it could not check', async (t) => {
+  const manifest = `version: v1
+kind: Spicepod
+name: bindings
+datasets:
+  - from: file:data/orders.parquet
+    name: orders
+    time_column: ordered_on
+    acceleration:
+      enabled: true
+      primary_key: orderid
+      indexes:
+        customer: enabled
+        "(status, categroy)": enabled
+      refresh_sql: SELECT * FROM orders WHERE shipped = true
+  - from: file:data/customers.csv
+    name: customers
+    acceleration:
+      enabled: true
+      refresh_sql: SELECT * FROM customers WHERE city = 'Oslo'
+  - from: postgres:public.items
+    name: items
+    params:
+      pg_host: db.invalid
+views:
+  - name: per_status
+    sql: SELECT status, count(*) AS n FROM orders GROUP BY status
+  - name: wrong
+    sql: SELECT nope FROM per_status
+  - name: over_items
+    sql: SELECT * FROM items
+`;
+  const directory = writeManifestDirectory({ manifest, withQuickstartData: true });
+  const checked = await runCommand('quarryd', [directory, '--check']);
+  t.is(checked.code, 1, checked.stdout);
+  const problems = checked.stderr.split('\n').filter((line) => line.startsWith('  - '));
+  t.deepEqual(problems.map((line) => line.split(':')[0]), [
+    '  - datasets[0].time_column',
+    '  - datasets[0].acceleration.primary_key',
+    '  - datasets[0].acceleration.indexes.customer',
+    '  - datasets[0].acceleration.indexes.(status, categroy)',
+    '  - datasets[0].acceleration.refresh_sql',
+    '  - views[1].sql',
+  ], checked.stderr);
+  t.regex(problems[0]!, /dataset "orders" has no column "ordered_on" for its time_column \(did you mean "ordered_at"\?\); its columns: order_id, customer_id, ordered_at/);
+  t.regex(problems[1]!, /dataset "orders" has no column "orderid" for its primary_key \(did you mean "order_id"\?\)/);
+  t.regex(problems[2]!, /no column "customer" for its index "customer"; its columns: /);
+  t.regex(problems[3]!, /no column "categroy" .*did you mean "category"/);
+  t.regex(problems[4]!, /refresh_sql does not bind: .*shipped/);
+  t.regex(problems[5]!, /view "wrong" does not bind: .*nope/);
+
+  // Fixed, it passes; what reads the network is named as not checked.
+  const fixed = manifest
+    .replace('ordered_on', 'ordered_at').replace('primary_key: orderid', 'primary_key: order_id').replace('customer: enabled', 'customer_id: enabled')
+    .replace('categroy', 'category').replace('shipped = true', "status = 'shipped'").replace('SELECT nope FROM per_status', 'SELECT n FROM per_status');
+  const good = writeManifestDirectory({ manifest: fixed, withQuickstartData: true });
+  const passed = await runCommand('quarryd', [good, '--check']);
+  t.is(passed.code, 0, passed.stderr);
+  t.regex(passed.stdout, /# columns, refresh_sql and views not checked for datasets read over the network: items/);
+});
+
+test.serial('quarryd --check asks a SQLite source its columns (a local file) and checks the columns named', async (t) => {
+  const directory = writeManifestDirectory({ manifest: 'datasets:\n  - from: sqlite:customers\n    name: customers\n    time_column: created\n    params:\n      sqlite_file: shop.db\n' });
+  const made = spawnSync('python3', ['-c', 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, created_at TEXT)"); db.commit()', path.join(directory, 'shop.db')], { encoding: 'utf8' });
+  t.is(made.status, 0, made.stderr);
+  const checked = await runCommand('quarryd', [directory, '--check']);
+  t.is(checked.code, 1, checked.stdout);
+  t.regex(checked.stderr, /- datasets\[0\]\.time_column: dataset "customers" has no column "created" for its time_column; its columns: id, name, created_at/);
 });
 
 test.serial('output level: -v beats QUARRY_OUTPUT_LEVEL, which beats the manifest', async (t) => {

@@ -23,12 +23,20 @@ test('catalogs, schemas and table types, with LIKE filters', async (t) => {
   await withFlight(t, setup, async ({ client }) => {
     const catalogs = await client.getCatalogs();
     t.deepEqual(fieldsOf(catalogs), ['catalog_name:Utf8:not null']);
-    t.deepEqual(rowsOf(catalogs), [{ catalog_name: 'memory' }]);
+    t.deepEqual(rowsOf(catalogs), [{ catalog_name: 'memory' }, { catalog_name: 'spice' }], "DuckDB's default catalog, then Spice's names (spice-catalog)");
 
     const schemas = await client.getDbSchemas();
     t.deepEqual(fieldsOf(schemas), ['catalog_name:Utf8:null', 'db_schema_name:Utf8:not null']);
-    t.deepEqual(rowsOf(schemas), [{ catalog_name: 'memory', db_schema_name: 'main' }, { catalog_name: 'memory', db_schema_name: 'sales' }]);
-    t.deepEqual(rowsOf(await client.getDbSchemas({ dbSchemaFilterPattern: 's_l%' })).map((row) => row['db_schema_name']), ['sales']);
+    t.deepEqual(rowsOf(schemas), [
+      { catalog_name: 'memory', db_schema_name: 'main' },
+      { catalog_name: 'memory', db_schema_name: 'runtime' },
+      { catalog_name: 'memory', db_schema_name: 'sales' },
+      { catalog_name: 'spice', db_schema_name: 'public' },
+      { catalog_name: 'spice', db_schema_name: 'runtime' },
+      { catalog_name: 'spice', db_schema_name: 'sales' },
+    ]);
+    t.deepEqual(rowsOf(await client.getDbSchemas({ dbSchemaFilterPattern: 's_l%' })).map((row) => `${row['catalog_name']}.${row['db_schema_name']}`), ['memory.sales', 'spice.sales']);
+    t.deepEqual(rowsOf(await client.getDbSchemas({ catalog: 'spice', dbSchemaFilterPattern: 'p%' })).map((row) => row['db_schema_name']), ['public']);
     t.deepEqual(rowsOf(await client.getDbSchemas({ catalog: 'other' })), []);
 
     const types = await client.getTableTypes();
@@ -37,22 +45,25 @@ test('catalogs, schemas and table types, with LIKE filters', async (t) => {
   });
 });
 
-test('tables list only the manifest datasets, filter by pattern and type, and carry their schemas', async (t) => {
+test('tables list what queries can name, filter by catalog, pattern and type, and carry their schemas', async (t) => {
   await withFlight(t, setup, async ({ client }) => {
-    const tables = await client.getTables();
+    const tables = await client.getTables({ catalog: 'memory' });
     t.deepEqual(fieldsOf(tables), ['catalog_name:Utf8:null', 'db_schema_name:Utf8:null', 'table_name:Utf8:not null', 'table_type:Utf8:not null']);
     t.deepEqual(rowsOf(tables), [
       { catalog_name: 'memory', db_schema_name: 'main', table_name: 'customers', table_type: 'VIEW' },
       { catalog_name: 'memory', db_schema_name: 'main', table_name: 'orders', table_type: 'TABLE' },
       { catalog_name: 'memory', db_schema_name: 'main', table_name: 'orders_file', table_type: 'VIEW' },
+      { catalog_name: 'memory', db_schema_name: 'runtime', table_name: 'task_history', table_type: 'VIEW' },
+      { catalog_name: 'memory', db_schema_name: 'runtime', table_name: 'user_functions', table_type: 'TABLE' },
       { catalog_name: 'memory', db_schema_name: 'sales', table_name: 'archive', table_type: 'VIEW' },
-    ], 'the quarry_file_* acceleration database and DuckDB system tables stay hidden');
-    t.deepEqual(rowsOf(await client.getTables({ tableNameFilterPattern: 'ord%' })).map((row) => row['table_name']), ['orders', 'orders_file']);
-    t.deepEqual(rowsOf(await client.getTables({ tableNameFilterPattern: 'order_' })).map((row) => row['table_name']), ['orders']);
-    t.deepEqual(rowsOf(await client.getTables({ tableTypes: ['TABLE'] })).map((row) => row['table_name']), ['orders']);
-    t.deepEqual(rowsOf(await client.getTables({ dbSchemaFilterPattern: 'sales' })).map((row) => row['table_name']), ['archive']);
+    ], 'the quarry_file_* acceleration database, the tables task history keeps for itself and DuckDB system tables stay hidden');
+    t.deepEqual(rowsOf(await client.getTables({ catalog: 'spice' })).map((row) => `${row['db_schema_name']}.${row['table_name']}`), ['public.customers', 'public.orders', 'public.orders_file', 'runtime.task_history', 'sales.archive']);
+    t.deepEqual(rowsOf(await client.getTables({ catalog: 'memory', tableNameFilterPattern: 'ord%' })).map((row) => row['table_name']), ['orders', 'orders_file']);
+    t.deepEqual(rowsOf(await client.getTables({ tableNameFilterPattern: 'order_' })).map((row) => `${row['catalog_name']}.${row['table_name']}`), ['memory.orders', 'spice.orders']);
+    t.deepEqual(rowsOf(await client.getTables({ tableTypes: ['TABLE'] })).map((row) => row['table_name']), ['orders', 'user_functions']);
+    t.deepEqual(rowsOf(await client.getTables({ catalog: 'memory', dbSchemaFilterPattern: 'sales' })).map((row) => row['table_name']), ['archive']);
 
-    const withSchemas = await client.getTables({ tableNameFilterPattern: 'orders', includeSchema: true });
+    const withSchemas = await client.getTables({ catalog: 'memory', tableNameFilterPattern: 'orders', includeSchema: true });
     t.deepEqual(fieldsOf(withSchemas).at(-1), 'table_schema:Binary:not null');
     const schema = decodeEncapsulatedSchema(withSchemas.get(0)!.toJSON()['table_schema'] as Uint8Array);
     const { table } = await client.query('SELECT * FROM orders LIMIT 0');

@@ -6,11 +6,12 @@ import { load } from './helpers.js';
 test('Spice-only top-level keys and runtime.tracing are named in one warning each and dropped', async (t) => {
   const { manifest, warnings } = await load('models: []\nviews: []\nworkers: []\nruntime:\n  tracing:\n    zipkin_enabled: true\n');
   t.deepEqual(warnings, [
-    'models, views, workers: Spice features Quarry does not serve; these sections are ignored',
+    'models, workers: Spice features Quarry does not serve; these sections are ignored',
     'runtime.tracing: a Spice feature Quarry does not serve; this section is ignored',
   ]);
   t.false('models' in manifest);
   t.false('tracing' in manifest.runtime);
+  t.deepEqual(manifest.views, [], 'views are served (test/engine/manifest-views.test.ts)');
 });
 
 test('unknown runtime.params keys warn with did-you-mean and are kept', async (t) => {

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { flightEndpointOf, startDaemon } from '../helpers/daemon.js';
-import { pythonClientsFor, runPythonCases } from '../helpers/python-clients.js';
+import { flightEndpointOf, runCommand, startDaemon } from '../helpers/daemon.js';
+import { generatedFlightSqlModules, pythonClientsFor, runPythonCases } from '../helpers/python-clients.js';
 import { temporaryDirectory } from '../helpers/temporary-directory.js';
 
 /**
@@ -24,11 +24,17 @@ interface Query {
   rows: Array<Record<string, unknown>>;
 }
 
-async function servePod(t: import('ava').ExecutionContext, pod: string, prepare: (directory: string) => Promise<void>, queries: Query[]): Promise<void> {
+/** Also asked of a pod once its queries answered: the endpoints, for more independent clients. */
+type MoreChecks = (endpoints: { base: string; flight: string }) => Promise<void>;
+
+async function servePod(t: import('ava').ExecutionContext, pod: string, prepare: (directory: string) => Promise<void>, queries: Query[], more?: MoreChecks): Promise<void> {
   if (!(await pythonClientsFor(t))) return;
   const directory = temporaryDirectory(`quarry-pod-${pod}-`);
   cpSync(path.join(PODS, pod), directory, { recursive: true });
   await prepare(directory);
+  // What --check binds offline (columns, refresh_sql, views over local files, SQLite and DuckDB) passes, as start-up does.
+  const checked = await runCommand('quarryd', [directory, '--check']);
+  t.is(checked.code, 0, checked.stderr);
   const daemon = await startDaemon([directory]);
   try {
     const flight = await flightEndpointOf(daemon);
@@ -40,6 +46,7 @@ async function servePod(t: import('ava').ExecutionContext, pod: string, prepare:
     t.is(code, 0, stderr);
     t.deepEqual([...outcomes.keys()].sort(), queries.map((query) => query.name).sort());
     for (const [name, outcome] of outcomes) t.true(outcome.ok, `${pod} / ${name}: ${outcome.error ?? ''}`);
+    await more?.({ base: daemon.baseUrl, flight });
     t.notRegex(daemon.output(), / ERROR /, 'no error was logged');
   } finally {
     daemon.child.kill('SIGTERM');
@@ -47,20 +54,26 @@ async function servePod(t: import('ava').ExecutionContext, pod: string, prepare:
   }
 }
 
-test('a v1beta1 tutorial pod with an accelerated local file', async (t) => {
+test('a v1beta1 tutorial pod with an accelerated local file and views, listed as Spice lists them', async (t) => {
+  const byZone = [
+    { pickup_zone: 'Harlem', trips: 1, fares: 17.0 },
+    { pickup_zone: 'JFK', trips: 2, fares: 75.5 },
+    { pickup_zone: 'Midtown', trips: 2, fares: 20.75 },
+  ];
+  const listings: MoreChecks = async ({ base, flight }) => {
+    const args = ['--base', base, '--flight', flight, '--generated', generatedFlightSqlModules(), '--dataset', 'taxi_trips', '--view', 'trips_by_zone'];
+    const { outcomes, stderr, code } = await runPythonCases('spice_catalog_cases.py', args);
+    t.is(code, 0, stderr);
+    t.is(outcomes.size, 3, stderr);
+    for (const [name, outcome] of outcomes) t.true(outcome.ok, `${name}: ${outcome.error ?? ''}`);
+  };
   await servePod(t, 'taxi-tutorial', async () => undefined, [
+    { name: 'a view', sql: 'SELECT * FROM trips_by_zone ORDER BY pickup_zone', rows: byZone },
+    { name: 'a view over a view, by Spice\'s name', sql: 'SELECT * FROM spice.public.busy_zones ORDER BY pickup_zone', rows: [{ pickup_zone: 'JFK' }, { pickup_zone: 'Midtown' }] },
     { name: 'count', sql: 'SELECT count(*) AS trips FROM taxi_trips', rows: [{ trips: 5 }] },
     { name: 'by Spice\'s name', sql: "SELECT count(*) AS trips FROM spice.public.taxi_trips WHERE pickup_zone = 'JFK'", rows: [{ trips: 2 }] },
-    {
-      name: 'by zone',
-      sql: 'SELECT pickup_zone, count(*) AS trips, sum(fare) AS fares FROM taxi_trips GROUP BY pickup_zone ORDER BY pickup_zone',
-      rows: [
-        { pickup_zone: 'Harlem', trips: 1, fares: 17.0 },
-        { pickup_zone: 'JFK', trips: 2, fares: 75.5 },
-        { pickup_zone: 'Midtown', trips: 2, fares: 20.75 },
-      ],
-    },
-  ]);
+    { name: 'by zone', sql: 'SELECT pickup_zone, count(*) AS trips, sum(fare) AS fares FROM taxi_trips GROUP BY pickup_zone ORDER BY pickup_zone', rows: byZone },
+  ], listings);
 });
 
 test('a shop pod: SQLite and DuckDB sources, Spice\'s sqlite engine, indexes, columns and secrets as a mapping', async (t) => {

@@ -70,6 +70,11 @@ export interface FetchSource {
    */
   schema(signal: AbortSignal): Promise<Schema>;
   /**
+   * Optional: true when `schema()` reads only local files (a SQLite database), never the
+   * network: `quarryd --check` then asks it and binds the SQL that reads the dataset.
+   */
+  readonly offlineSchema?: boolean;
+  /**
    * Optional: while `schema()` has not answered, what it waits for, in a few words (e.g. "no
    * live executor has joined the cluster yet"). Shown in the dataset's status and in the error
    * of a query naming the dataset meanwhile.

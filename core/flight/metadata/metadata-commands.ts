@@ -49,19 +49,18 @@ function catalogMatches(filter: string | undefined, catalog: string): boolean {
 
 let keywordCache: Promise<string[]> | undefined;
 
-/** Answers a metadata command from the engine's catalog, listing only the manifest's datasets. */
+/** Answers a metadata command from the engine's catalog: what queries can name (DatasetCatalog). */
 export async function metadataResult(context: FlightContext, command: MetadataCommand): Promise<RecordBatch> {
   const catalog = context.catalog;
   switch (command.name) {
     case 'CommandGetCatalogs': {
-      const name = await catalog.catalogName();
-      return recordBatchOf(CATALOGS_SCHEMA, { catalog_name: [name] }, 1);
+      const names = await catalog.catalogs();
+      return recordBatchOf(CATALOGS_SCHEMA, { catalog_name: names }, names.length);
     }
     case 'CommandGetDbSchemas': {
-      const { catalog: name, schemas } = await catalog.schemas();
       const matches = likeMatcher(command.message.dbSchemaFilterPattern);
-      const rows = catalogMatches(command.message.catalog, name) ? schemas.filter(matches) : [];
-      return recordBatchOf(DB_SCHEMAS_SCHEMA, { catalog_name: rows.map(() => name), db_schema_name: rows }, rows.length);
+      const rows = (await catalog.schemas()).filter((row) => catalogMatches(command.message.catalog, row.catalog) && matches(row.schema));
+      return recordBatchOf(DB_SCHEMAS_SCHEMA, { catalog_name: rows.map((row) => row.catalog), db_schema_name: rows.map((row) => row.schema) }, rows.length);
     }
     case 'CommandGetTables':
       return tablesBatch(context, command.message);
@@ -85,11 +84,12 @@ export async function metadataResult(context: FlightContext, command: MetadataCo
       return recordBatchOf(XDBC_TYPE_INFO_SCHEMA, columns, rows.length);
     }
     case 'CommandGetPrimaryKeys': {
-      const { catalog: name, tables } = await catalog.tables();
-      const table = catalogMatches(command.message.catalog, name) ? findTable(tables, command.message.dbSchema, command.message.table) : undefined;
+      const home = await catalog.catalogName();
+      const tables = (await catalog.tables()).filter((table) => catalogMatches(command.message.catalog ?? home, table.catalog));
+      const table = findTable(tables, command.message.dbSchema, command.message.table);
       const keys = table ? await catalog.primaryKeys(table) : [];
       return recordBatchOf(PRIMARY_KEYS_SCHEMA, {
-        catalog_name: keys.map(() => name),
+        catalog_name: keys.map(() => table!.catalog),
         db_schema_name: keys.map(() => table!.schema),
         table_name: keys.map(() => table!.name),
         column_name: keys.map((key) => key.column),
@@ -110,15 +110,13 @@ function findTable(tables: readonly CatalogTable[], schema: string | undefined, 
 }
 
 async function tablesBatch(context: FlightContext, message: Extract<MetadataCommand, { name: 'CommandGetTables' }>['message']): Promise<RecordBatch> {
-  const { catalog: name, tables } = await context.catalog.tables();
+  const tables = await context.catalog.tables();
   const schemaMatches = likeMatcher(message.dbSchemaFilterPattern);
   const tableMatches = likeMatcher(message.tableNameFilterPattern);
   const types = new Set(message.tableTypes.map((type) => type.toUpperCase()));
-  const rows = catalogMatches(message.catalog, name)
-    ? tables.filter((table) => schemaMatches(table.schema) && tableMatches(table.name) && (types.size === 0 || types.has(table.type)))
-    : [];
+  const rows = tables.filter((table) => catalogMatches(message.catalog, table.catalog) && schemaMatches(table.schema) && tableMatches(table.name) && (types.size === 0 || types.has(table.type)));
   const columns: Record<string, unknown[]> = {
-    catalog_name: rows.map(() => name),
+    catalog_name: rows.map((table) => table.catalog),
     db_schema_name: rows.map((table) => table.schema),
     table_name: rows.map((table) => table.name),
     table_type: rows.map((table) => table.type),
@@ -129,7 +127,7 @@ async function tablesBatch(context: FlightContext, message: Extract<MetadataComm
       try {
         return encapsulatedSchema(await schemaOfRelation(context.engine, DatasetCatalog.quoted(table)));
       } catch (error) {
-        throw new QuarryError('DATASET_LOAD_FAILED', `the schema of dataset ${table.schema}.${table.name} could not be read: ${(error as Error).message}`, { cause: error });
+        throw new QuarryError('DATASET_LOAD_FAILED', `the schema of ${table.catalog}.${table.schema}.${table.name} could not be read: ${(error as Error).message}`, { cause: error });
       }
     }),
   );

@@ -291,9 +291,13 @@ def case_metadata_commands_match_the_declared_schemas():
         # GetSchema answers the same schema without running anything.
         same_shape(client().get_schema(descriptor(command), call_options).schema, METADATA_SCHEMAS[name])
     _, catalogs = metadata(sql.CommandGetCatalogs(), call_options)
-    assert catalogs.column("catalog_name").to_pylist() == ["memory"], catalogs
+    # DuckDB's default catalog first, then Spice's names beside it (the spice-catalog plugin).
+    assert catalogs.column("catalog_name").to_pylist() == ["memory", "spice"], catalogs
     _, tables = metadata(sql.CommandGetTables(), call_options)
     assert "events" in tables.column("table_name").to_pylist(), tables
+    listed = set(zip(tables.column("catalog_name").to_pylist(), tables.column("db_schema_name").to_pylist(), tables.column("table_name").to_pylist()))
+    assert {("memory", "main", "events"), ("spice", "public", "events"), ("memory", "runtime", "task_history")} <= listed, listed
+    assert not any(name.endswith("_rows") or catalog.startswith("quarry_") for catalog, _, name in listed), listed
     _, with_schema = metadata(sql.CommandGetTables(table_name_filter_pattern="eve%", include_schema=True), call_options)
     assert with_schema.schema.names[-1] == "table_schema" and with_schema.schema.field("table_schema").type == pa.binary()
     assert not with_schema.schema.field("table_schema").nullable
