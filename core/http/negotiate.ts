@@ -1,9 +1,10 @@
 /**
  * Response formats of `/v1/sql`, chosen from `Accept` (the first recognised type wins; an
  * absent, `*\/*` or unrecognised header gives the spec's default: JSON rows as text/plain).
- * An explicit `text/plain` asks for Spice's aligned table.
+ * An explicit `text/plain` asks for Spice's aligned table, and Spice's
+ * `application/vnd.spiceai.sql.v1+json` for its `{schema, data, row_count}` envelope.
  */
-export type ResultFormat = 'json-text' | 'json' | 'csv' | 'arrow' | 'table';
+export type ResultFormat = 'json-text' | 'json' | 'csv' | 'arrow' | 'table' | 'spice-json';
 
 export const CONTENT_TYPES: Record<ResultFormat, string> = {
   'json-text': 'text/plain; charset=utf-8',
@@ -11,6 +12,7 @@ export const CONTENT_TYPES: Record<ResultFormat, string> = {
   csv: 'text/csv; charset=utf-8',
   arrow: 'application/vnd.apache.arrow.stream',
   table: 'text/plain; charset=utf-8',
+  'spice-json': 'application/vnd.spiceai.sql.v1+json',
 };
 
 /**
@@ -23,6 +25,7 @@ export const MEMO_NAMES: Record<ResultFormat, string> = {
   csv: 'http:csv',
   arrow: 'http:arrow',
   table: 'http:table',
+  'spice-json': 'http:spice-json',
 };
 
 const byMediaType: Record<string, ResultFormat> = {
@@ -30,6 +33,8 @@ const byMediaType: Record<string, ResultFormat> = {
   'text/csv': 'csv',
   'application/vnd.apache.arrow.stream': 'arrow',
   'text/plain': 'table',
+  // Spice's envelope (spice.js sqlJson): { schema, data, row_count }.
+  'application/vnd.spiceai.sql.v1+json': 'spice-json',
   '*/*': 'json-text',
 };
 

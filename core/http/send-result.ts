@@ -5,6 +5,7 @@ import { toQuarryError } from '../errors/quarry-error.js';
 import type { Logger } from '../log.js';
 import type { QueryResult } from '../pipeline/types.js';
 import { encodeArrowStream, encodeCsv, encodeJson, encodeTable } from './encoders/index.js';
+import { encodeSpiceEnvelope } from './encoders/spice-envelope.js';
 import { whenClientGone } from './client-gone.js';
 import { CONTENT_TYPES, MEMO_NAMES, type ResultFormat } from './negotiate.js';
 
@@ -128,6 +129,7 @@ const ENCODERS: Record<ResultFormat, (input: { schema: QueryResult['schema']; ba
   csv: (input) => encodeCsv(input),
   arrow: (input) => encodeArrowStream(input),
   table: encodeTable,
+  'spice-json': (input) => encodeSpiceEnvelope(input),
 };
 
 /** Answers up to this size are sent in one write; larger ones are streamed as they are encoded. */
