@@ -124,6 +124,8 @@ datasets:
     acceleration:
       enabled: true
       refresh_sql: SELECT * FROM customers WHERE city = 'Oslo'
+      retention_check_enabled: true
+      retention_sql: DELETE FROM customers WHERE signed_up < DATE '2020-01-01'
   - from: postgres:public.items
     name: items
     params:
@@ -146,6 +148,7 @@ views:
     '  - datasets[0].acceleration.indexes.customer',
     '  - datasets[0].acceleration.indexes.(status, categroy)',
     '  - datasets[0].acceleration.refresh_sql',
+    '  - datasets[1].acceleration.retention_sql',
     '  - views[1].sql',
   ], checked.stderr);
   t.regex(problems[0]!, /dataset "orders" has no column "ordered_on" for its time_column \(did you mean "ordered_at"\?\); its columns: order_id, customer_id, ordered_at/);
@@ -153,12 +156,13 @@ views:
   t.regex(problems[2]!, /no column "customer" for its index "customer"; its columns: /);
   t.regex(problems[3]!, /no column "categroy" .*did you mean "category"/);
   t.regex(problems[4]!, /refresh_sql does not bind: .*shipped/);
-  t.regex(problems[5]!, /view "wrong" does not bind: .*nope/);
+  t.regex(problems[5]!, /dataset "customers": retention_sql does not bind: .*signed_up/);
+  t.regex(problems[6]!, /view "wrong" does not bind: .*nope/);
 
   // Fixed, it passes; what reads the network is named as not checked.
   const fixed = manifest
     .replace('ordered_on', 'ordered_at').replace('primary_key: orderid', 'primary_key: order_id').replace('customer: enabled', 'customer_id: enabled')
-    .replace('categroy', 'category').replace('shipped = true', "status = 'shipped'").replace('SELECT nope FROM per_status', 'SELECT n FROM per_status');
+    .replace('categroy', 'category').replace('shipped = true', "status = 'shipped'").replace('SELECT nope FROM per_status', 'SELECT n FROM per_status').replace('signed_up <', 'signed_up_on <');
   const good = writeManifestDirectory({ manifest: fixed, withQuickstartData: true });
   const passed = await runCommand('quarryd', [good, '--check']);
   t.is(passed.code, 0, passed.stderr);

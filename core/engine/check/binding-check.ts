@@ -6,6 +6,7 @@ import type { Manifest } from '../../manifest/types.js';
 import { closestMatch } from '../../text/did-you-mean.js';
 import { indexColumns } from '../acceleration/index-statements.js';
 import { sourceSelect } from '../acceleration/refresh-statements.js';
+import { retentionCondition } from '../acceleration/retention.js';
 import { columnDefinitions } from '../fetch/duckdb-column-types.js';
 import type { DatasetSource } from '../sources/connector.js';
 import { quoteIdentifier, quoteQualifiedName } from '../sql-text.js';
@@ -26,7 +27,8 @@ const SCHEMA_TIMEOUT_MS = 30_000;
  * found without the network. Each dataset whose columns are local (files, DuckDB and SQLite
  * databases) is registered in a scratch in-memory engine as start-up registers it; then the
  * columns the manifest names (`time_column`, `primary_key`, `indexes`), every `refresh_sql`
- * (bound as the refresh runs it) and every view are bound against them. SQL reading a dataset
+ * (bound as the refresh runs it), every `retention_sql` condition and every view are bound
+ * against them. SQL reading a dataset
  * whose columns need the network is left unchecked and listed as such, never guessed.
  */
 export async function bindingProblems(manifest: Manifest, sources: ReadonlyMap<number, DatasetSource>): Promise<BindingReport> {
@@ -55,10 +57,17 @@ export async function bindingProblems(manifest: Manifest, sources: ReadonlyMap<n
     for (const [name, { index, columns }] of known) {
       const dataset = manifest.datasets[index]!;
       problems.push(...namedColumnProblems(dataset, index, columns));
-      const refreshSql = dataset.acceleration?.enabled === true ? dataset.acceleration.refresh_sql : undefined;
-      if (refreshSql === undefined) continue;
-      const problem = await bindProblem(connection, sourceSelect(dataset.name, quoteQualifiedName(dataset.name), refreshSql), known, manifest);
-      if (problem) problems.push({ path: `datasets[${index}].acceleration.refresh_sql`, message: `dataset "${name}": refresh_sql does not bind: ${problem}` });
+      const acceleration = dataset.acceleration?.enabled === true ? dataset.acceleration : undefined;
+      if (acceleration?.refresh_sql !== undefined) {
+        const problem = await bindProblem(connection, sourceSelect(dataset.name, quoteQualifiedName(dataset.name), acceleration.refresh_sql), known, manifest);
+        if (problem) problems.push({ path: `datasets[${index}].acceleration.refresh_sql`, message: `dataset "${name}": refresh_sql does not bind: ${problem}` });
+      }
+      // Its condition, as the retention check deletes by it (a statement of another shape is a manifest rule's error).
+      const condition = acceleration?.retention_sql === undefined ? undefined : retentionCondition(dataset.name, acceleration.retention_sql);
+      if (condition !== undefined) {
+        const problem = await bindProblem(connection, `SELECT * FROM ${quoteQualifiedName(dataset.name)} WHERE ${condition}`, known, manifest);
+        if (problem) problems.push({ path: `datasets[${index}].acceleration.retention_sql`, message: `dataset "${name}": retention_sql does not bind: ${problem}` });
+      }
     }
     problems.push(...(await viewProblems(connection, manifest, known)));
   } finally {
