@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import type { ViewConfig } from '../manifest/types.js';
 import { referencedDatasets } from '../pipeline/statement-policy.js';
 import { StatementType } from './duckdb-api.js';
-import { quoteQualifiedName } from './sql-text.js';
+import { quoteIdentifier, quoteQualifiedName } from './sql-text.js';
 
 /** A manifest view as `/v1/status`, MCP and the catalog report it. */
 export interface ViewStatus {
@@ -126,6 +126,8 @@ export class ManifestViews {
       const type = prepared.statementType;
       prepared.destroySync();
       if (type !== StatementType.SELECT) return `views[].sql must be one SELECT statement; "${entry.config.name}" is ${StatementType[type] ?? 'another statement'}`;
+      // A view named schema.name lives in that schema, made here if no dataset made it.
+      if (entry.config.name.includes('.')) await connection.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(entry.config.name.split('.')[0]!)}`);
       await connection.run(`CREATE OR REPLACE VIEW ${quoteQualifiedName(entry.config.name)} AS ${sql}`);
       return undefined;
     } catch (error) {

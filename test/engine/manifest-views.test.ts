@@ -30,6 +30,8 @@ views:
     sql: "SELECT 1; DROP TABLE orders"
   - name: not_a_select
     sql: DROP TABLE orders
+  - name: reports.daily
+    sql: SELECT CAST(ordered_at AS DATE) AS day, count(*) AS orders FROM orders GROUP BY 1
 runtime:
   caching:
     sql_results:
@@ -49,6 +51,7 @@ test('views answer like datasets, over other views, and only one SELECT becomes 
     t.true(expected.length > 0);
     t.deepEqual(await json(await sql('SELECT * FROM busy_statuses ORDER BY status')), expected);
     t.deepEqual(await json(await sql('SELECT * FROM spice.public.busy_statuses ORDER BY status')), expected, "Spice's name for the view");
+    t.deepEqual(await json(await sql('SELECT sum(orders)::INTEGER AS n FROM reports.daily')), [{ n: 5000 }], 'a view in a schema of its own');
 
     const states = Object.fromEntries(runtime.engine.views().map((view) => [view.name, view]));
     t.is(states['orders_by_status']!.state, 'ready');
