@@ -269,7 +269,7 @@ export class Runtime {
       }
       // Then the SQL and columns that read the sources whose columns are local.
       const { bindingProblems } = await import('./engine/check/binding-check.js');
-      const binding = await bindingProblems(this.#manifest, sources);
+      const binding = await bindingProblems(this.#manifest, sources, (check) => this.hooks.check.promise(check));
       return { problems: [...problems, ...binding.problems], unchecked: binding.unchecked };
     } finally {
       for (const source of sources.values()) await source.close?.();

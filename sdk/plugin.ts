@@ -18,6 +18,7 @@ export type {
   ClusterNodeOptions,
 } from '../core/plugins/types.js';
 export type { Hooks, DrainContext } from '../core/hooks/hooks.js';
+export type { OfflineCheck } from '../core/engine/check/offline-check.js';
 export type {
   Principal,
   Protocol,

@@ -8,6 +8,7 @@ import {
 import type { QuarryError } from '../errors/quarry-error.js';
 import { guardHooks } from './guard.js';
 import type { Manifest } from '../manifest/types.js';
+import type { OfflineCheck } from '../engine/check/offline-check.js';
 import type { OutboundRequest } from '../outbound/types.js';
 import type {
   CacheInvalidation,
@@ -37,6 +38,8 @@ export function createHooks() {
     config: new AsyncSeriesWaterfallHook<[Manifest]>(['manifest']),
     /** Series, once after the config is frozen and the engine exists, before datasets load and listeners bind: open resources here. */
     startup: new AsyncSeriesHook<[]>([]),
+    /** Series, only under `quarryd --check` (never with `startup`): bind what start-up would create on a scratch engine, report what would fail. */
+    check: new AsyncSeriesHook<[OfflineCheck]>(['check']),
     /** Series, every inbound request on any transport, before auth: observe or refuse (throw a QuarryError). */
     request: new AsyncSeriesHook<[InboundRequest]>(['request']),
     /** Bail, every non-public request after `request`: taps set `request.principal` or return a QuarryError to refuse. */

@@ -2,11 +2,12 @@ import { QuarryError } from '../../core/errors/quarry-error.js';
 import { STAGE } from '../../core/hooks/stages.js';
 import type { ManifestSectionSlice } from '../../core/manifest/slice.js';
 import type { PluginRuntime, QuarryPlugin } from '../../core/plugins/types.js';
+import type { OfflineCheck } from '../../core/engine/check/offline-check.js';
 import { createCatalog, functionListing, recordFunction, type RegisteredFunction } from './catalog.js';
 import './errors.js';
 import { checkEndpointRanges, remoteOptions, remoteScalarFunction } from './remote.js';
 import { functionsSchema, runtimeFunctionsSchema, toolsSchema, type FunctionDeclaration, type RuntimeFunctionsConfig, type ToolDeclaration } from './schema.js';
-import { dropSqlFunctionStatements, functionBody, sqlFunctionProbe, sqlFunctionStatements } from './sql-functions.js';
+import { BODY_SCHEMA, dropSqlFunctionStatements, functionBody, sqlFunctionProbe, sqlFunctionStatements } from './sql-functions.js';
 import { HttpBatchClient } from './http-batch.js';
 import { sqlToolFunction, sqlToolRefusal, type SqlTool } from './sql-tools.js';
 import { functionTool } from './tools.js';
@@ -45,6 +46,39 @@ async function registerSqlFunction(runtime: PluginRuntime, declaration: Function
     for (const statement of dropSqlFunctionStatements(declaration)) await runtime.engine.runInternal(statement).catch(() => undefined);
     const what = declaration.kind === 'scalar' ? 'failed to parse function body as a SQL expression' : 'failed to parse function body as a SELECT';
     throw registrationError(declaration, index, `${what}: ${firstLine(error)}`, error);
+  }
+}
+
+/**
+ * Why a `from: sql` function would fail to register (its body unreadable, or not binding on
+ * the check's engine), or undefined; a body reading a dataset --check cannot see is not a problem.
+ */
+async function sqlFunctionProblem(check: OfflineCheck, directory: string, declaration: FunctionDeclaration): Promise<string | undefined> {
+  let body: string;
+  try {
+    body = await functionBody(declaration, directory);
+  } catch (error) {
+    return `cannot read body_ref ${declaration.body_ref}: ${firstLine(error)}`;
+  }
+  try {
+    for (const statement of sqlFunctionStatements(declaration, body)) await check.run(statement);
+    await check.run(sqlFunctionProbe(declaration));
+    return undefined;
+  } catch (error) {
+    if (check.readsUnchecked(error)) return undefined;
+    return `${declaration.kind === 'scalar' ? 'failed to parse function body as a SQL expression' : 'failed to parse function body as a SELECT'}: ${firstLine(error)}`;
+  }
+}
+
+/** Why an http(s) function's params, endpoint or types would be refused at start-up, or undefined. */
+function remoteFunctionProblem(declaration: FunctionDeclaration, http: HttpBatchClient): string | undefined {
+  try {
+    const options = remoteOptions(declaration.params);
+    checkEndpointRanges(declaration.from, declaration.params.allowed_endpoint_ranges);
+    remoteScalarFunction(declaration, options, http);
+    return undefined;
+  } catch (error) {
+    return firstLine(error);
   }
 }
 
@@ -111,6 +145,17 @@ export function createFunctionsPlugin(): QuarryPlugin {
       const http = new HttpBatchClient();
 
       runtime.http.get('/v1/functions', async () => functionListing(registered));
+
+      // quarryd --check: each function start-up would register, bound on the check's scratch engine.
+      runtime.hooks.check.tapPromise(FUNCTIONS_PLUGIN_NAME, async (check) => {
+        if (!config.enabled) return;
+        await check.run(`CREATE SCHEMA IF NOT EXISTS ${BODY_SCHEMA}`);
+        for (const [index, declaration] of declarations.entries()) {
+          if (!declaration.enabled) continue;
+          const problem = declaration.from === 'sql' ? await sqlFunctionProblem(check, runtime.source.directory, declaration) : remoteFunctionProblem(declaration, http);
+          if (problem) check.report(`functions[${index}]`, `${declaration.name}: ${problem}`);
+        }
+      });
 
       runtime.hooks.startup.tapPromise(FUNCTIONS_PLUGIN_NAME, async () => {
         await createCatalog(runtime.engine);

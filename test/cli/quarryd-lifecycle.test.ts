@@ -137,6 +137,28 @@ views:
     sql: SELECT nope FROM per_status
   - name: over_items
     sql: SELECT * FROM items
+functions:
+  - name: order_total
+    from: sql
+    signature:
+      args: [{ name: id, type: int64 }]
+      returns: float64
+    body: (SELECT sum(quantity * unit_pric) FROM orders WHERE order_id = id)
+  - name: item_count
+    from: sql
+    signature:
+      returns: int64
+    body: (SELECT count(*) FROM items)
+  - name: scored
+    from: http://127.0.0.1:9/score
+    signature:
+      args: [{ name: text, type: utf8 }]
+      returns: float64
+    params:
+      batch_size: 0
+runtime:
+  functions:
+    enabled: true
 `;
   const directory = writeManifestDirectory({ manifest, withQuickstartData: true });
   const checked = await runCommand('quarryd', [directory, '--check']);
@@ -150,6 +172,8 @@ views:
     '  - datasets[0].acceleration.refresh_sql',
     '  - datasets[1].acceleration.retention_sql',
     '  - views[1].sql',
+    '  - functions[0]',
+    '  - functions[2]',
   ], checked.stderr);
   t.regex(problems[0]!, /dataset "orders" has no column "ordered_on" for its time_column \(did you mean "ordered_at"\?\); its columns: order_id, customer_id, ordered_at/);
   t.regex(problems[1]!, /dataset "orders" has no column "orderid" for its primary_key \(did you mean "order_id"\?\)/);
@@ -158,11 +182,13 @@ views:
   t.regex(problems[4]!, /refresh_sql does not bind: .*shipped/);
   t.regex(problems[5]!, /dataset "customers": retention_sql does not bind: .*signed_up/);
   t.regex(problems[6]!, /view "wrong" does not bind: .*nope/);
+  t.regex(problems[7]!, /functions\[0\]: order_total: failed to parse function body as a SQL expression: .*unit_pric/);
+  t.regex(problems[8]!, /functions\[2\]: scored: .*batch_size/);
 
   // Fixed, it passes; what reads the network is named as not checked.
   const fixed = manifest
     .replace('ordered_on', 'ordered_at').replace('primary_key: orderid', 'primary_key: order_id').replace('customer: enabled', 'customer_id: enabled')
-    .replace('categroy', 'category').replace('shipped = true', "status = 'shipped'").replace('SELECT nope FROM per_status', 'SELECT n FROM per_status').replace('signed_up <', 'signed_up_on <');
+    .replace('categroy', 'category').replace('shipped = true', "status = 'shipped'").replace('SELECT nope FROM per_status', 'SELECT n FROM per_status').replace('signed_up <', 'signed_up_on <').replace('unit_pric)', 'unit_price)').replace('batch_size: 0', 'batch_size: 8');
   const good = writeManifestDirectory({ manifest: fixed, withQuickstartData: true });
   const passed = await runCommand('quarryd', [good, '--check']);
   t.is(passed.code, 0, passed.stderr);

@@ -11,6 +11,7 @@ import { columnDefinitions } from '../fetch/duckdb-column-types.js';
 import type { DatasetSource } from '../sources/connector.js';
 import { quoteIdentifier, quoteQualifiedName } from '../sql-text.js';
 import { ManifestViews } from '../views.js';
+import type { OfflineCheck } from './offline-check.js';
 
 /** What the binding check found, and the datasets whose columns it could not know without the network. */
 export interface BindingReport {
@@ -29,9 +30,10 @@ const SCHEMA_TIMEOUT_MS = 30_000;
  * columns the manifest names (`time_column`, `primary_key`, `indexes`), every `refresh_sql`
  * (bound as the refresh runs it), every `retention_sql` condition and every view are bound
  * against them. SQL reading a dataset
- * whose columns need the network is left unchecked and listed as such, never guessed.
+ * whose columns need the network is left unchecked and listed as such, never guessed. Last,
+ * the `check` hook lets plugins bind what they create at start-up on the same scratch engine.
  */
-export async function bindingProblems(manifest: Manifest, sources: ReadonlyMap<number, DatasetSource>): Promise<BindingReport> {
+export async function bindingProblems(manifest: Manifest, sources: ReadonlyMap<number, DatasetSource>, plugins: (check: OfflineCheck) => Promise<void> = async () => undefined): Promise<BindingReport> {
   const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
   const connection = await instance.connect();
   const problems: ManifestProblem[] = [];
@@ -70,6 +72,14 @@ export async function bindingProblems(manifest: Manifest, sources: ReadonlyMap<n
       }
     }
     problems.push(...(await viewProblems(connection, manifest, known)));
+    // Then what plugins create at start-up (user functions), against the same datasets and views.
+    await plugins({
+      run: async (sql) => {
+        await connection.run(sql);
+      },
+      readsUnchecked: (error) => readsUnknown(error, known, manifest),
+      report: (path, message) => problems.push({ path, message }),
+    });
   } finally {
     connection.closeSync();
     instance.closeSync();
