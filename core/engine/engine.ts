@@ -114,6 +114,7 @@ export class Engine implements EngineApi {
       connect: () => instance.connect(),
     });
     this.#views = new ManifestViews(options.manifest.views, { log: options.log.child('views'), datasetNames: () => this.datasetNames() });
+    this.#fetch.readThroughViews((sql) => this.#views.datasetsReadThrough(sql));
     this.#scheduler = new RefreshScheduler({
       log: options.log.child('refresh'),
       attempt: async (dataset) => {
@@ -192,6 +193,8 @@ export class Engine implements EngineApi {
     if (this.#views.names().length === 0) return;
     const connection = await this.#pool.acquire();
     try {
+      // A live fetch dataset's view reads a per-connection temp view: this connection needs them to bind.
+      await this.#fetch.beforePrepare(connection, '');
       await this.#views.create(connection, (name) => this.#registry.isRegistered(name), (view) => this.#options.onDatasetRegistered?.(view, 'view'));
     } finally {
       this.#release(connection, undefined, false);

@@ -67,6 +67,13 @@ export class ManifestViews {
     }));
   }
 
+  /** The datasets a statement reads through the views it names (lower-case); none without views. */
+  datasetsReadThrough(sql: string): string[] {
+    if (this.#entries.length === 0) return [];
+    const views = referencedDatasets(sql, this.names());
+    return views.length === 0 ? [] : this.expand(views).filter((name) => !views.includes(name));
+  }
+
   /**
    * The names a statement reads, given the datasets and views it names: each view's own
    * datasets are added (transitively), the view's name is kept.

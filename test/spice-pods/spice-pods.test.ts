@@ -4,6 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { DuckDBInstance } from '@duckdb/node-api';
+import pg from 'pg';
+import { startPostgres } from '../helpers/postgres.js';
 import { flightEndpointOf, runCommand, startDaemon } from '../helpers/daemon.js';
 import { generatedFlightSqlModules, pythonClientsFor, runPythonCases } from '../helpers/python-clients.js';
 import { temporaryDirectory } from '../helpers/temporary-directory.js';
@@ -119,3 +121,32 @@ test('an events pod with refresh_data_window and retention, accelerated with Spi
     [{ name: 'the last 30 days', sql: 'SELECT id, kind FROM events ORDER BY id', rows: [{ id: 2, kind: 'click' }, { id: 3, kind: 'view' }] }],
   );
 });
+
+test('a warehouse pod reading PostgreSQL: accelerated with refresh_sql and an index, live, a view joining both', async (t) => {
+  const server = await startPostgres();
+  t.teardown(() => server.stop());
+  const client = new pg.Client({ host: server.host, port: server.port, user: server.user, database: server.database });
+  await client.connect();
+  await client.query(`
+    CREATE SCHEMA inventory;
+    CREATE TABLE inventory.products (sku text PRIMARY KEY, name text, discontinued bool);
+    INSERT INTO inventory.products VALUES ('a-1', 'anvil', false), ('b-2', 'bucket', false), ('c-3', 'crank', true);
+    CREATE TABLE inventory.stock (sku text, site text, units int4);
+    INSERT INTO inventory.stock VALUES ('a-1', 'north', 3), ('a-1', 'south', 4), ('b-2', 'north', 10), ('c-3', 'north', 99);
+  `);
+  await client.end();
+  await servePod(
+    t,
+    'warehouse',
+    async (directory) => {
+      // As Spice reads it: the connection from .env beside the pod, the password as a secret.
+      writeFileSync(path.join(directory, '.env'), `PG_HOST=${server.host}\nPG_PORT=${server.port}\nPG_DB=${server.database}\nPG_USER=${server.user}\nPG_PASS=unused-with-trust-auth\n`);
+    },
+    [
+      { name: 'refresh_sql kept the active products', sql: 'SELECT sku, name FROM products ORDER BY sku', rows: [{ sku: 'a-1', name: 'anvil' }, { sku: 'b-2', name: 'bucket' }] },
+      { name: 'a live table', sql: 'SELECT sum(units)::INTEGER AS units FROM stock', rows: [{ units: 116 }] },
+      { name: 'the view, by Spice\'s name', sql: 'SELECT sku, units::INTEGER AS units FROM spice.public.stock_by_product ORDER BY sku', rows: [{ sku: 'a-1', units: 7 }, { sku: 'b-2', units: 10 }] },
+    ],
+  );
+});
+

@@ -74,6 +74,8 @@ export class FetchDatasets {
   readonly #sources = new Set<DatasetSource>();
   readonly #closing = new AbortController();
   #stubDirectory: string | undefined;
+  /** The datasets a statement reads through the manifest's views (whose names do not mention them). */
+  #throughViews: (sql: string) => readonly string[] = () => [];
 
   constructor(options: { connect: () => Promise<DuckDBConnection>; log: Logger; schemaTimeoutMs?: number }) {
     this.#connect = options.connect;
@@ -234,6 +236,20 @@ export class FetchDatasets {
    * brings the mirrors of live datasets it names up to date, and scans the live fetch datasets
    * it reads. Returns what to run before the connection goes back to the pool, or undefined.
    */
+  /**
+   * Tells which datasets a statement reads through views (core/engine/views.ts): a query on a
+   * view over a live dataset must fill that dataset as if it named it, or it reads the empty stub.
+   */
+  readThroughViews(datasetsRead: (sql: string) => readonly string[]): void {
+    this.#throughViews = datasetsRead;
+  }
+
+  /** Whether the statement may read the dataset: its name in the text, or a view in the text that reads it. */
+  #reads(sql: string): (dataset: { readonly config: DatasetConfig; readonly mention: RegExp }) => boolean {
+    let through: ReadonlySet<string> | undefined;
+    return (dataset) => dataset.mention.test(sql) || (through ??= new Set(this.#throughViews(sql))).has(dataset.config.name.toLowerCase());
+  }
+
   async beforeQuery(connection: DuckDBConnection, sql: string): Promise<(() => Promise<void>) | undefined> {
     await this.beforePrepare(connection, sql);
     return this.fill(connection, sql);
@@ -253,12 +269,13 @@ export class FetchDatasets {
       await connection.run(stubViewStatement(live));
       views.add(live.viewName);
     }
-    await Promise.all(this.#mirrors.filter((mirror) => mirror.mention.test(sql)).map((mirror) => this.#synchronise(mirror)));
+    await Promise.all(this.#mirrors.filter(this.#reads(sql)).map((mirror) => this.#synchronise(mirror)));
   }
 
   /** Whether the SQL text may read a live fetch dataset (whose rows `fill` would fetch). */
   readsLive(sql: string): boolean {
-    for (const live of this.#live.values()) if (live.mention.test(sql)) return true;
+    const reads = this.#reads(sql);
+    for (const live of this.#live.values()) if (reads(live)) return true;
     return false;
   }
 
@@ -268,7 +285,7 @@ export class FetchDatasets {
    * connection goes back to the pool, or undefined when nothing was read.
    */
   async fill(connection: DuckDBConnection, sql: string): Promise<(() => Promise<void>) | undefined> {
-    const named = [...this.#live.values()].filter((live) => live.mention.test(sql));
+    const named = [...this.#live.values()].filter(this.#reads(sql));
     if (named.length === 0) return undefined;
     const scans = await this.#plan(connection, sql);
     const filled: LiveFetch[] = [];
