@@ -113,7 +113,11 @@ export class Engine implements EngineApi {
       onChanged: (dataset) => options.onDatasetChanged(dataset, 'refresh'),
       connect: () => instance.connect(),
     });
-    this.#views = new ManifestViews(options.manifest.views, { log: options.log.child('views'), datasetNames: () => this.datasetNames() });
+    this.#views = new ManifestViews(options.manifest.views, {
+      log: options.log.child('views'),
+      datasetNames: () => this.datasetNames(),
+      refusal: (connection, sql) => this.sandbox.refusal(connection, sql, this.#registry.allowedLocations()),
+    });
     this.#fetch.readThroughViews((sql) => this.#views.datasetsReadThrough(sql));
     this.#scheduler = new RefreshScheduler({
       log: options.log.child('refresh'),

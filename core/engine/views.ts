@@ -17,6 +17,9 @@ export interface ViewStatus {
   readonly error: string | undefined;
 }
 
+/** Why user SQL could not run `sql` (the engine's sandbox), or undefined when it could. */
+export type ViewRefusal = (connection: DuckDBConnection, sql: string) => Promise<Error | undefined>;
+
 interface ViewEntry {
   readonly config: ViewConfig;
   /** Datasets and views its SQL names (lower-case), from the text. */
@@ -30,18 +33,20 @@ interface ViewEntry {
  * name for its SELECT: it reads the datasets' current rows on every query, so loads and
  * refreshes reach it by themselves; what it reads is known from its text, so a query naming
  * it is treated as reading those datasets too (cached results of it go when they change).
- * Views are created after the engine is locked down: a view binds only what user SQL could
- * read.
+ * Views are created after the engine is locked down, and their SQL must pass the sandbox user
+ * SQL passes: a view binds only what user SQL could read, and calls no function user SQL may not.
  */
 export class ManifestViews {
   readonly #entries: ViewEntry[];
   readonly #log: Logger;
   readonly #datasetNames: () => readonly string[];
+  readonly #refusal: ViewRefusal;
   /** Serialises `create` calls: a late dataset may register while start-up creates views. */
   #chain: Promise<unknown> = Promise.resolve();
 
-  constructor(views: readonly ViewConfig[], options: { log: Logger; datasetNames: () => readonly string[] }) {
+  constructor(views: readonly ViewConfig[], options: { log: Logger; datasetNames: () => readonly string[]; refusal?: ViewRefusal }) {
     this.#log = options.log;
+    this.#refusal = options.refusal ?? (async () => undefined);
     this.#datasetNames = options.datasetNames;
     const names = [...options.datasetNames(), ...views.map((view) => view.name)];
     this.#entries = views.map((config) => ({
@@ -133,6 +138,9 @@ export class ManifestViews {
       const type = prepared.statementType;
       prepared.destroySync();
       if (type !== StatementType.SELECT) return `views[].sql must be one SELECT statement; "${entry.config.name}" is ${StatementType[type] ?? 'another statement'}`;
+      // Every reader runs the view's SQL: it may do only what user SQL may (no file outside the datasets', no refused function).
+      const refused = await this.#refusal(connection, sql);
+      if (refused) return `views[].sql may do only what user SQL may: ${refused.message}`;
       // A view named schema.name lives in that schema, made here if no dataset made it.
       if (entry.config.name.includes('.')) await connection.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(entry.config.name.split('.')[0]!)}`);
       await connection.run(`CREATE OR REPLACE VIEW ${quoteQualifiedName(entry.config.name)} AS ${sql}`);

@@ -30,6 +30,8 @@ views:
     sql: "SELECT 1; DROP TABLE orders"
   - name: not_a_select
     sql: DROP TABLE orders
+  - name: reseeding
+    sql: SELECT setseed(0.5) AS seeded
   - name: reports.daily
     sql: SELECT CAST(ordered_at AS DATE) AS day, count(*) AS orders FROM orders GROUP BY 1
 runtime:
@@ -62,6 +64,8 @@ test('views answer like datasets, over other views, and only one SELECT becomes 
     t.regex(states['smuggled']!.error!, /multiple statements/);
     t.is(states['not_a_select']!.state, 'error');
     t.regex(states['not_a_select']!.error!, /must be one SELECT statement/);
+    t.is(states['reseeding']!.state, 'error', 'a view calls no function user SQL may not');
+    t.regex(states['reseeding']!.error!, /may do only what user SQL may: .*setseed/);
     t.true(logs.some((record) => record.level === 'error' && record.message === 'view does not bind' && record.fields?.['view'] === 'broken'));
 
     // Neither refused definition touched the dataset.
