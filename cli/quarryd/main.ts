@@ -33,7 +33,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const log = createLogger({ level: forcedLevel ?? 'info' });
   // An executor needs no manifest: it fetches the app definition from a scheduler.
   const fetched = args.cluster.role === 'executor' && !args.manifestGiven ? await fetchFromScheduler(args.cluster, log) : undefined;
-  const loaded = await loadManifest({ path: fetched?.manifestPath ?? args.manifestPath, baseDirectory: fetched?.baseDirectory, bundle: defaultPlugins(), setRuntime: args.setRuntime });
+  const loaded = await loadManifest({ path: fetched?.manifestPath ?? args.manifestPath, baseDirectory: fetched?.baseDirectory, bundle: defaultPlugins(), setRuntime: args.setRuntime, collectUnresolvedSecrets: args.check });
   if (!forcedLevel) log.setOutputLevel(loaded.manifest.runtime.output_level);
 
   const runtime = new Runtime({ manifest: loaded.manifest, source: loaded.source, plugins: loaded.plugins, log, http: args.http, flight: args.flight, metrics: args.metrics, cluster: args.cluster });
@@ -41,7 +41,9 @@ async function main(argv: readonly string[]): Promise<number> {
     for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
     // What start-up would find without the network: unserved schemes, connector params, local
     // files, and the columns and SQL (refresh_sql, views) that read local sources.
-    const { problems, unchecked } = await runtime.checkSources();
+    const checked = await runtime.checkSources();
+    const problems = [...loaded.unresolvedSecrets, ...checked.problems];
+    const unchecked = checked.unchecked;
     if (problems.length > 0) throw new QuarryError('MANIFEST_INVALID', formatProblems(loaded.source.file, problems), { details: { problems } });
     process.stdout.write(checkReport(loaded, unchecked));
     return 0;

@@ -36,6 +36,12 @@ export interface LoadManifestOptions {
    * the app definition it fetched into a temporary file, but reads data where the scheduler does.
    */
   baseDirectory?: string;
+  /**
+   * `quarryd --check`: secrets no store holds are returned in `unresolvedSecrets` (their
+   * references left in place) instead of stopping the load, so they come in one list with
+   * every other problem.
+   */
+  collectUnresolvedSecrets?: boolean;
 }
 
 export interface LoadedManifest {
@@ -52,6 +58,8 @@ export interface LoadedManifest {
   ignoredSections: Array<{ path: string; plugin: string }>;
   /** Start-up warnings, one line each; free of secret values. */
   warnings: string[];
+  /** With `collectUnresolvedSecrets`: the references no store resolved, by manifest path. */
+  unresolvedSecrets: ManifestProblem[];
   /** Every resolved secret value: whoever prints or logs manifest data masks these. */
   secretValues: ReadonlySet<string>;
   /** The manifest for `quarryd --check`: secrets and key material as `***`, durations and sizes as written. */
@@ -101,8 +109,11 @@ export async function loadManifest(options: LoadManifestOptions): Promise<Loaded
   runSliceResolvers(slices, manifest, document, warnings);
 
   const resolver = await secrets.get();
-  const secretDerived = await resolveSecretFields(manifest, fieldPatterns(slices, 'secretFields'), resolver);
-  warnings.push(...unreplacedReferenceWarnings(manifest, secretDerived));
+  const unresolvedSecrets: ManifestProblem[] = [];
+  const secretDerived = await resolveSecretFields(manifest, fieldPatterns(slices, 'secretFields'), resolver, options.collectUnresolvedSecrets === true ? unresolvedSecrets : undefined);
+  // A reference left unresolved for --check is a problem already, not a field that takes none.
+  const unresolvedPaths = new Set(unresolvedSecrets.map((problem) => problem.path));
+  warnings.push(...unreplacedReferenceWarnings(manifest, secretDerived).filter((warning) => !unresolvedPaths.has(warning.slice(0, warning.indexOf(': ')))));
   const masked = maskManifest(manifest, {
     schema,
     secretDerived,
@@ -117,6 +128,7 @@ export async function loadManifest(options: LoadManifestOptions): Promise<Loaded
     pluginOrigins: origins,
     ignoredSections: slices.filter((owned) => !owned.enabled && hasPath(document, parsePath(owned.slice.path))).map((owned) => ({ path: owned.slice.path, plugin: owned.owner })),
     warnings: warnings.map((warning) => scrub(warning, resolver.values)),
+    unresolvedSecrets,
     secretValues: resolver.values,
     masked,
   };

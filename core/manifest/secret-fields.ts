@@ -1,3 +1,4 @@
+import type { ManifestProblem } from './issues.js';
 import { QuarryError } from '../errors/quarry-error.js';
 import { MissingSecret, type SecretResolver } from '../secrets/resolver.js';
 import { hasReference, malformedReferences } from '../secrets/references.js';
@@ -45,7 +46,7 @@ export function fieldPatterns(slices: readonly OwnedSlice[], kind: 'secretFields
  * secret is reported in one SECRET_NOT_FOUND error. Returns the paths whose value came
  * (at least partly) from a secret, for masking.
  */
-export async function resolveSecretFields(document: unknown, patterns: readonly string[][], resolver: SecretResolver): Promise<PathSegment[][]> {
+export async function resolveSecretFields(document: unknown, patterns: readonly string[][], resolver: SecretResolver, collectMissing?: ManifestProblem[]): Promise<PathSegment[][]> {
   const derived: PathSegment[][] = [];
   const missing: string[] = [];
   const malformed: string[] = [];
@@ -65,13 +66,14 @@ export async function resolveSecretFields(document: unknown, patterns: readonly 
         setAt(document, path, await resolver.resolve(value, formatPath(path)));
         derived.push(path);
       } catch (error) {
-        if (error instanceof MissingSecret) missing.push(error.message);
-        else throw error;
+        if (!(error instanceof MissingSecret)) throw error;
+        missing.push(error.message);
+        collectMissing?.push({ path: formatPath(path), message: error.message });
       }
     }
   }
   if (malformed.length > 0) throw new QuarryError('SECRET_REFERENCE_INVALID', malformed.join('\n'), { details: { malformed: malformed.length } });
-  if (missing.length > 0) throw new QuarryError('SECRET_NOT_FOUND', missing.join('\n'), { details: { missing: missing.length } });
+  if (missing.length > 0 && collectMissing === undefined) throw new QuarryError('SECRET_NOT_FOUND', missing.join('\n'), { details: { missing: missing.length } });
   return derived;
 }
 

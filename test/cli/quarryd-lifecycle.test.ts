@@ -87,6 +87,7 @@ datasets:
     name: items
     params:
       pg_sslrootcert: /etc/ssl/root.crt
+      pg_pass: \${ secrets:MISSING_PASSWORD }
   - from: file:data/notes.md
     name: notes
   - from: file:data/fine.csv
@@ -97,11 +98,13 @@ datasets:
   t.is(checked.code, 1, checked.stdout);
   t.regex(checked.stderr, /warning: version: v1beta1 is an older Spice format/);
   const problems = checked.stderr.split('\n').filter((line) => line.startsWith('  - '));
-  t.is(problems.length, 4, checked.stderr);
-  t.regex(problems[0]!, /^ {2}- datasets\[0\]\.from: dataset orders: no connector serves "mssql:"/);
-  t.regex(problems[1]!, /^ {2}- datasets\[1\]\.from: dataset missing: file .*missing\.parquet does not exist/);
-  t.regex(problems[2]!, /^ {2}- datasets\[2\]\.from: dataset items: params\.pg_sslrootcert is not a parameter of postgres/);
-  t.regex(problems[3]!, /^ {2}- datasets\[3\]\.from: dataset notes: cannot tell the format of notes\.md/);
+  t.is(problems.length, 5, checked.stderr);
+  t.regex(problems[0]!, /^ {2}- datasets\[2\]\.params\.pg_pass: secret "MISSING_PASSWORD" used at datasets\[2\]\.params\.pg_pass was not found in any secret store/);
+  t.regex(problems[1]!, /^ {2}- datasets\[0\]\.from: dataset orders: no connector serves "mssql:"/);
+  t.regex(problems[2]!, /^ {2}- datasets\[1\]\.from: dataset missing: file .*missing\.parquet does not exist/);
+  t.regex(problems[3]!, /^ {2}- datasets\[2\]\.from: dataset items: params\.pg_sslrootcert is not a parameter of postgres/);
+  t.regex(problems[4]!, /^ {2}- datasets\[3\]\.from: dataset notes: cannot tell the format of notes\.md/);
+  t.notRegex(checked.stderr, /secret references are not replaced/, 'an unresolved secret is a problem, not a field that takes none');
 });
 
 test.serial('quarryd --check binds refresh_sql, views and the columns the manifest names against local sources, and says what it could not check', async (t) => {
