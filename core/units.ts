@@ -23,6 +23,15 @@ export const DURATION_EXAMPLE = 'e.g. 500ms, 30s, 5m, 8h or 1m30s';
 export const MAX_DURATION_MS = 2 ** 31 - 1;
 export const SIZE_EXAMPLE = 'e.g. 128MiB, 4GiB or 1048576 (bytes)';
 
+/**
+ * The forms parseDuration and parseSize read, as regular expressions for JSON Schema
+ * (`docs/manifest.schema.json`): editors flag `30 seconds` as they type. Ranges (at most
+ * MAX_DURATION_MS, 2^53 bytes) are left to the parsers. test/units/units.test.ts keeps each
+ * pattern and its parser in agreement.
+ */
+export const DURATION_PATTERN = '^\\s*(?:0|(?:\\d+(?:\\.\\d+)?\\s*(?:ns|us|µs|ms|s|m|h|d))+)\\s*$';
+export const SIZE_PATTERN = '^\\s*\\d+(?:\\.\\d+)?\\s*(?:[bB]|[kKmMgGtT][iI]?[bB])?\\s*$';
+
 /** Milliseconds, or undefined when the text is not a duration or is longer than MAX_DURATION_MS. */
 export function parseDuration(text: string): number | undefined {
   const ms = parseAnyDuration(text);

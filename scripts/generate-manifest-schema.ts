@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z, type ZodType } from 'zod';
 import { buildManifestSchema, collectSlices } from '../core/manifest/schema.js';
 import { valueKind } from '../core/manifest/schema-walk.js';
-import { DURATION_EXAMPLE, SIZE_EXAMPLE } from '../core/units.js';
+import { DURATION_EXAMPLE, DURATION_PATTERN, SIZE_EXAMPLE, SIZE_PATTERN } from '../core/units.js';
 import { loadedDefaultPlugins } from '../plugins/default-bundle.js';
 
 /**
@@ -23,6 +23,8 @@ export async function generateManifestSchema(): Promise<string> {
     unrepresentable: 'any',
     override: ({ zodSchema, jsonSchema }) => describeUnits(zodSchema as unknown as ZodType, jsonSchema),
   });
+  openToPluginSections(json as Record<string, unknown>);
+  acceptSpiceShapes(json as Record<string, unknown>);
   const document = {
     ...json,
     $id: 'https://quarry.dev/schemas/manifest.schema.json',
@@ -32,11 +34,43 @@ export async function generateManifestSchema(): Promise<string> {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
-/** Durations and sizes read as "string or number" in JSON Schema: say what they are. */
+/**
+ * Durations and sizes read as "string or number" in zod: say what they are and which forms
+ * the parsers take (a duration's only number is 0; a size's, whole bytes).
+ */
 function describeUnits(schema: ZodType, json: Record<string, unknown>): void {
   const kind = valueKind(schema);
   if (kind === 'other') return;
   json.description ??= kind === 'duration' ? `A duration, ${DURATION_EXAMPLE}.` : `A size, ${SIZE_EXAMPLE}.`;
+  delete json.type;
+  json.anyOf = kind === 'duration'
+    ? [{ type: 'string', pattern: DURATION_PATTERN }, { const: 0 }]
+    : [{ type: 'string', pattern: SIZE_PATTERN }, { type: 'integer', minimum: 0 }];
+}
+
+/**
+ * Shapes the loader rewrites before zod sees them (core/manifest/spice-shapes.ts) are valid
+ * manifests too: `secrets: { store: env }` of older Spice pods.
+ */
+function acceptSpiceShapes(document: Record<string, unknown>): void {
+  const properties = document.properties as Record<string, Record<string, unknown>>;
+  const { description, ...list } = properties['secrets']!;
+  properties['secrets'] = {
+    description,
+    anyOf: [list, { type: 'object', properties: { store: { type: 'string', minLength: 1 } }, required: ['store'], additionalProperties: false, description: "Older Spice pods' shape: { store: env } is the list [{ from: env }]." }],
+  };
+}
+
+/**
+ * A user plugin's sections are top-level keys and keys of `runtime` no built-in declares:
+ * the schema lets any through there (the plugin's own schema checks them at --check and
+ * start-up), so a manifest with a user plugin's section validates in an editor. Elsewhere
+ * every object stays closed: an unknown key is flagged.
+ */
+function openToPluginSections(document: Record<string, unknown>): void {
+  document.additionalProperties = true;
+  const runtime = (document.properties as Record<string, Record<string, unknown>>)['runtime']!;
+  runtime.additionalProperties = true;
 }
 
 export async function writeManifestSchema(file = SCHEMA_FILE): Promise<void> {

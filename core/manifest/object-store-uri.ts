@@ -27,8 +27,14 @@ export function objectStoreUriProblem(text: string): string | undefined {
 
 /** A manifest field holding an object-store root URI (state_location). */
 export function objectStoreUriSchema(requiredHint = `an object-store URI, ${EXAMPLES}`) {
-  return z.string({ error: requiredField(requiredHint) }).superRefine((text, context) => {
-    const problem = objectStoreUriProblem(text);
-    if (problem) context.addIssue({ code: 'custom', message: problem });
-  });
+  return z
+    .string({ error: requiredField(requiredHint) })
+    .superRefine((text, context) => {
+      const problem = objectStoreUriProblem(text);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    })
+    .meta({ pattern: OBJECT_STORE_URI_PATTERN });
 }
+
+/** objectStoreUriProblem's rule as one regular expression, for the JSON Schema (editors). */
+const OBJECT_STORE_URI_PATTERN = '^(?:[fF][iI][lL][eE]://(?:/*[^/]+.*)/|[sS]3://[^/]+/(?:.*/)?)$';

@@ -88,7 +88,8 @@ export function buildManifestSchema(options: { slices: readonly OwnedSlice[]; bu
     kind: kindSchema,
     name: nameSchema,
     secrets: secretsSchema,
-    datasets: z.array(datasetSchema).default([]).describe('Datasets: each a source (from) loaded as a SQL table (name).'),
+    // uniqueItems: two equal entries are always a duplicate name (JSON Schema cannot say "unique by name"; --check does).
+    datasets: z.array(datasetSchema).default([]).describe('Datasets: each a source (from) loaded as a SQL table (name).').meta({ uniqueItems: true }),
     views: viewsSchema,
     plugins: pluginsSchema(options.builtinNames),
   };

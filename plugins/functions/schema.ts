@@ -52,7 +52,8 @@ const fromSchema = z
   .string({ error: requiredField('where the function comes from: sql, http(s)://... or wasm') })
   .refine((from) => from === 'sql' || /^https?:\/\/.+/i.test(from), {
     error: (issue) => `the from scheme '${String(issue.input).split(':')[0]}' is unsupported: expected sql, http://... or https://...`,
-  });
+  })
+  .meta({ pattern: '^(?:sql|[hH][tT][tT][pP][sS]?://.+)$' });
 
 const functionDeclaration = z
   .strictObject({

@@ -17,6 +17,7 @@ export const CONFORMANCE_PACKAGES: Record<string, string> = {
   mcp: 'mcp',
   grpc_tools: 'grpcio-tools',
   'google.protobuf': 'protobuf',
+  jsonschema: 'jsonschema',
 };
 
 export type PythonClients = { available: true } | { available: false; reason: string };

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { durationSchema, formatDuration, formatSize, parseDuration, parseSize, sizeSchema } from '../../core/units.js';
+import { DURATION_PATTERN, SIZE_PATTERN, durationSchema, formatDuration, formatSize, parseDuration, parseSize, sizeSchema } from '../../core/units.js';
 
 test('durations in every documented notation', (t) => {
   const cases: Array<[string, number]> = [
@@ -70,4 +70,15 @@ test('the zod fields turn text into milliseconds and bytes, with the accepted fo
   t.is(bareNumber.error?.issues[0]?.message, 'invalid duration 30: use a number with a unit, e.g. 500ms, 30s, 5m, 8h or 1m30s');
   const badSize = sizeSchema().safeParse('4 gigs');
   t.is(badSize.error?.issues[0]?.message, 'invalid size "4 gigs": use a number with a binary unit, e.g. 128MiB, 4GiB or 1048576 (bytes)');
+});
+
+test('the JSON Schema patterns take exactly the forms the parsers take', (t) => {
+  const duration = new RegExp(DURATION_PATTERN, 'u');
+  for (const text of ['0', '500ms', '30s', ' 5m ', '8h', '1m30s', '1.5h', '2d', '10 s', '250us', '3µs', '7ns', '1h30m15s500ms', '', '30', '10 seconds', '5 min', '1m 30s', 's', '-1s', '1x', '0.5', '1h-', 'soon']) {
+    t.is(duration.test(text), parseDuration(text) !== undefined, `duration ${JSON.stringify(text)}`);
+  }
+  const size = new RegExp(SIZE_PATTERN, 'u');
+  for (const text of ['0', '1048576', '128MiB', '4GiB', '1.5GiB', '10kb', '2 MB', '3TiB', '7b', ' 64MiB ', '', 'lots', '4 gigs', '-1', '1.5', '12PiB', '1e6', 'MiB']) {
+    t.is(size.test(text), parseSize(text) !== undefined, `size ${JSON.stringify(text)}`);
+  }
 });

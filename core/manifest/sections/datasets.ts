@@ -38,7 +38,8 @@ export const accelerationSchema = z
     indexes: z.record(z.string(), z.enum(['enabled', 'unique'], { error: 'expected enabled (an index) or unique (an index whose keys may not repeat)' })).optional(),
     /** `{ <primary key>: upsert | drop }`: what a row whose key is already stored does. */
     on_conflict: z.record(z.string(), z.enum(['upsert', 'drop'], { error: 'expected upsert (replace the stored row) or drop (keep the stored row)' })).optional(),
-    params: z.record(z.string(), parameterValue).default({}),
+    // columnar_* are engine-wide (rules/datasets.ts refuses them here); the JSON Schema says so too.
+    params: z.record(z.string(), parameterValue).default({}).meta({ propertyNames: { not: { pattern: '^columnar_' } } }),
     /**
      * Cluster mode: how rows split into partitions owned by executors — a column, a list of
      * SQL expressions, or `bucket(N, column)`. The scheduler plugin parses and enforces it.

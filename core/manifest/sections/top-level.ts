@@ -37,7 +37,8 @@ export const secretsSchema = z
       } else seen.set(entry.name, index);
     });
   })
-  .describe('Secret stores; default: the env store (process environment, .env.local, .env).');
+  .describe('Secret stores; default: the env store (process environment, .env.local, .env).')
+  .meta({ uniqueItems: true });
 
 /**
  * A `plugins:` entry. `{ name, enabled }` switches a built-in plugin on or off;
@@ -47,11 +48,13 @@ export const secretsSchema = z
 export function pluginEntrySchema(builtinNames: readonly string[]) {
   return z
     .strictObject({
-      name: z.string().min(1).optional().describe('A built-in plugin to switch on or off.'),
+      name: z.string().min(1).optional().describe('A built-in plugin to switch on or off.').meta({ enum: [...builtinNames] }),
       from: z.string().min(1).optional().describe('A user plugin: a file path relative to the manifest, or a package name.'),
       enabled: z.boolean().default(true).describe('Default true.'),
       params: z.record(z.string(), z.unknown()).default({}).describe("Passed to a user plugin's factory."),
     })
+    // Exactly one of name and from, said for the JSON Schema too (the refinement below says it for --check).
+    .meta({ oneOf: [{ required: ['name'] }, { required: ['from'] }] })
     .superRefine((entry, context) => {
       if ((entry.name === undefined) === (entry.from === undefined)) {
         context.addIssue({ code: 'custom', path: [], message: 'a plugin entry needs exactly one of name (a built-in plugin) or from (a user plugin path or package)' });

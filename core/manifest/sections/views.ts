@@ -23,4 +23,4 @@ export const viewSchema = z.strictObject({
 
 export type ViewConfig = Omit<z.output<typeof viewSchema>, 'acceleration' | 'metadata'>;
 
-export const viewsSchema = z.array(viewSchema).default([]).describe('Views: each a name for a SELECT over datasets and other views, created once what it reads is registered.');
+export const viewsSchema = z.array(viewSchema).default([]).describe('Views: each a name for a SELECT over datasets and other views, created once what it reads is registered.').meta({ uniqueItems: true });
