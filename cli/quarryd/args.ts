@@ -20,7 +20,8 @@ export interface DaemonArguments {
 export const DAEMON_USAGE = `Usage: quarryd [MANIFEST] [options]
 
 Serves the datasets of a manifest (a file, or a directory holding quarry.yaml or
-spicepod.yaml; default: the current directory) as SQL over HTTP.
+spicepod.yaml; default: the current directory) as SQL over HTTP and Arrow Flight SQL
+(and MCP at /v1/mcp; Prometheus metrics with --metrics).
 
 Options:
   --http ADDR                  HTTP listen address (default 127.0.0.1:8090)
