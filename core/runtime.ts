@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Engine } from './engine/engine.js';
 import { QuarryError, toQuarryError } from './errors/quarry-error.js';
 import { createHooks, type Hooks } from './hooks/hooks.js';
+import type { TapTiming } from './hooks/guard.js';
 import { STAGE } from './hooks/stages.js';
 import { createHttpServer, listenHttp } from './http/server.js';
 import type { HitLane } from './http/hit-lane.js';
@@ -62,7 +63,7 @@ const SINGLE_NODE: ClusterNodeOptions = {
  * `/v1/ready` tells); `stop()` drains then releases in reverse order.
  */
 export class Runtime {
-  readonly hooks: Hooks = createHooks();
+  readonly hooks: Hooks = createHooks(this.#tapTiming());
   readonly log: Logger;
   readonly source: ManifestSource;
   readonly http: FastifyInstance;
@@ -88,6 +89,8 @@ export class Runtime {
   readonly #pluginListeners: ListenerReport[] = [];
   readonly #tls: TlsService | undefined;
   #registered = false;
+  /** Whether `runtime ready` was logged (once: when /v1/ready first answers 200). */
+  #readyLogged = false;
   #loading: Promise<void> | undefined;
   #starting: Promise<void> | undefined;
   #stopping: Promise<void> | undefined;
@@ -167,6 +170,37 @@ export class Runtime {
     return this.engine.datasets().every((dataset) => dataset.state === 'ready' || dataset.state === 'refreshing');
   }
 
+  /** -vv (very_verbose): how long each plugin's tap took, per hook call (read lazily: the log is set in the constructor). */
+  #tapTiming(): TapTiming {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getter below runs with the timing object as `this`
+    const runtime = this;
+    return {
+      get enabled() {
+        return runtime.log?.isEnabled('trace') === true;
+      },
+      record: (hook, plugin, ms, failed) => runtime.log.trace('hook', { hook, plugin, ms: ms.toFixed(3), ...(failed ? { failed: true } : {}) }),
+    };
+  }
+
+  /** `runtime ready` exactly once, when /v1/ready first answers 200 (a lifecycle line is written when the state changes). */
+  #logReadyOnce(): void {
+    if (this.#readyLogged || !this.isReady()) return;
+    this.#readyLogged = true;
+    this.log.info('runtime ready', { ready_state: this.#manifest.runtime.ready_state });
+  }
+
+  /** When the start-up loads have settled: readiness (on_load), or how the loads went (on_registration, ready before). */
+  #logLoaded(): void {
+    const failed = this.engine.datasets().filter((dataset) => dataset.state === 'error').map((dataset) => dataset.name);
+    const wasReady = this.#readyLogged;
+    this.#logReadyOnce();
+    if (this.#readyLogged) {
+      if (wasReady) this.log.info(failed.length === 0 ? 'datasets loaded' : 'datasets loaded; some failed (see GET /v1/datasets)', failed.length === 0 ? {} : { failed: failed.join(',') });
+      return;
+    }
+    this.log.info('datasets loaded; some failed, so the runtime is not ready (see GET /v1/datasets)', { failed: failed.join(',') });
+  }
+
   listeners(): ListenerStatus[] {
     const running = this.#phase.current === 'running';
     const state: ListenerState = running ? 'Ready' : this.#phase.current === 'draining' || this.#phase.current === 'stopped' ? 'ShuttingDown' : 'Initializing';
@@ -207,9 +241,12 @@ export class Runtime {
         log: this.log.child('engine'),
         connectors: this.connectors,
         onDatasetLoaded: (event) => {
+          // A load or retry that completes what readiness waits for: say so when it happens.
+          if (this.#phase.current === 'running') this.#logReadyOnce();
           this.hooks.datasets.loaded.promise(event).catch((error: Error) => this.log.error('a datasets.loaded tap failed', { error: error.message }));
         },
         onDatasetRegistered: (dataset, kind) => {
+          if (this.#phase.current === 'running') this.#logReadyOnce();
           this.hooks.datasets.registered.promise({ dataset, kind }).catch((error: Error) => this.log.error('a datasets.registered tap failed', { dataset, error: error.message }));
         },
         onDatasetChanged: (dataset, reason) => this.hooks.cache.invalidate.promise({ datasets: [dataset.toLowerCase()], reason }),
@@ -234,8 +271,10 @@ export class Runtime {
       await this.#listenFlight(flightModule);
       if (abandoned()) return;
       this.#phase.moveTo('running');
+      // With ready_state: on_registration /v1/ready answers 200 from here on: say so now, not after the loads.
+      this.#logReadyOnce();
       this.#loading = loaded.then(
-        () => this.log.info(this.isReady() ? 'runtime ready' : 'datasets loaded; some failed, so the runtime is not ready (see GET /v1/datasets)'),
+        () => this.#logLoaded(),
         // A stop while loads were starting closes the engine under them: nothing to report then.
         (error: unknown) => {
           if (this.#phase.current === 'running') this.log.error('loading datasets failed', { error: toQuarryError(error).message });

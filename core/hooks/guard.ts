@@ -25,15 +25,24 @@ function wrapFailure(error: unknown, plugin: string, hook: string): unknown {
   return new QuarryError('PLUGIN_FAILED', `plugin "${plugin}" failed in hook ${hook}: ${message}`, { cause: error, details: { plugin, hook } });
 }
 
+/** Where the time each tap takes goes when someone wants it (-vv); `enabled` is read on every call. */
+export interface TapTiming {
+  readonly enabled: boolean;
+  record(hook: string, plugin: string, ms: number, failed: boolean): void;
+}
+
+const NO_TIMING: TapTiming = { enabled: false, record: () => undefined };
+
 /**
  * Wraps every tap of every hook so that what a plugin throws names the plugin and the hook
- * (`plugin "x" failed in hook query.before: ...`). Applied once, when the hooks are created.
+ * (`plugin "x" failed in hook query.before: ...`), and, when `timing` is enabled, reports how
+ * long each tap took. Applied once, when the hooks are created.
  */
-export function guardHooks(tree: object, prefix = ''): void {
+export function guardHooks(tree: object, prefix = '', timing: TapTiming = NO_TIMING): void {
   for (const [key, value] of Object.entries(tree)) {
     const hookName = prefix ? `${prefix}.${key}` : key;
     if (!isHook(value)) {
-      if (typeof value === 'object' && value !== null) guardHooks(value, hookName);
+      if (typeof value === 'object' && value !== null) guardHooks(value, hookName, timing);
       continue;
     }
     value.intercept({
@@ -48,7 +57,18 @@ export function guardHooks(tree: object, prefix = ''): void {
             ...tap,
             fn: (...args) => {
               try {
-                return Promise.resolve(original(...args)).then(undefined, rethrow);
+                if (!timing.enabled) return Promise.resolve(original(...args)).then(undefined, rethrow);
+                const started = performance.now();
+                return Promise.resolve(original(...args)).then(
+                  (value) => {
+                    timing.record(hookName, tap.name, performance.now() - started, false);
+                    return value;
+                  },
+                  (error: unknown) => {
+                    timing.record(hookName, tap.name, performance.now() - started, true);
+                    return rethrow(error);
+                  },
+                );
               } catch (error) {
                 return Promise.reject(wrapFailure(error, tap.name, hookName));
               }
@@ -59,9 +79,13 @@ export function guardHooks(tree: object, prefix = ''): void {
           return {
             ...tap,
             fn: (...args) => {
+              const started = timing.enabled ? performance.now() : 0;
               try {
-                return original(...args);
+                const value = original(...args);
+                if (started !== 0) timing.record(hookName, tap.name, performance.now() - started, false);
+                return value;
               } catch (error) {
+                if (started !== 0) timing.record(hookName, tap.name, performance.now() - started, true);
                 throw wrapFailure(error, tap.name, hookName);
               }
             },

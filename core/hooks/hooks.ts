@@ -6,7 +6,7 @@ import {
   SyncBailHook,
 } from 'tapable';
 import type { QuarryError } from '../errors/quarry-error.js';
-import { guardHooks } from './guard.js';
+import { guardHooks, type TapTiming } from './guard.js';
 import type { Manifest } from '../manifest/types.js';
 import type { OfflineCheck } from '../engine/check/offline-check.js';
 import type { OutboundRequest } from '../outbound/types.js';
@@ -32,7 +32,7 @@ export interface DrainContext {
  * The whole extension surface of the runtime, declared once and frozen.
  * docs/hooks.md has a table per hook: kind, when it fires, arguments, neighbours.
  */
-export function createHooks() {
+export function createHooks(timing?: TapTiming) {
   const hooks = Object.freeze({
     /** Waterfall, once at start-up after validation: taps may check or extend the manifest; the result is frozen. */
     config: new AsyncSeriesWaterfallHook<[Manifest]>(['manifest']),
@@ -86,7 +86,7 @@ export function createHooks() {
       stop: new AsyncSeriesHook<[]>([]),
     }),
   });
-  guardHooks(hooks);
+  guardHooks(hooks, '', timing);
   return hooks;
 }
 

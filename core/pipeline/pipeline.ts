@@ -251,6 +251,8 @@ export class QueryPipeline {
       reported = true;
       await this.#after(request, started, { status, error, rows, executionMs: executionMs(), cacheStatus: result.cacheStatus });
     };
+    // -vv: a line per batch (rows, bytes, when it came), asked once per query.
+    const log = this.#log.isEnabled('trace') ? this.#log : undefined;
     const observed: AsyncIterable<RecordBatch> = {
       [Symbol.asyncIterator]() {
         const iterator = source[Symbol.asyncIterator]();
@@ -262,7 +264,10 @@ export class QueryPipeline {
                 await invalidateAfterWrite();
                 await report('ok');
               }
-              else rows += next.value.numRows;
+              else {
+                rows += next.value.numRows;
+                log?.trace('batch', { query: request.id, rows: next.value.numRows, bytes: next.value.data.byteLength, total_rows: rows, at_ms: (performance.now() - started).toFixed(2) });
+              }
               return next;
             } catch (error) {
               const failure = toQuarryError(error, 'QUERY_FAILED');
@@ -317,6 +322,13 @@ export class QueryPipeline {
       durationMs: performance.now() - started,
       endTime: new Date(),
     };
+    // -vv (very_verbose): one line per query with what it did and what it cost.
+    if (this.#log.isEnabled('trace')) {
+      this.#log.trace('query', {
+        query: request.id, protocol: request.protocol, principal: request.principal.id, statement: request.statementType, datasets: request.datasets.join(','),
+        status: finished.status, code: finished.error?.code, rows: finished.rows, cache: finished.cacheStatus, execution_ms: finished.executionMs.toFixed(2), total_ms: finished.durationMs.toFixed(2),
+      });
+    }
     this.#hooks.query.after.callAsync(request, finished, (error) => {
       if (error) this.#log.error('a query.after tap failed', { query: request.id, error: (error as Error).message });
       this.#end(request);

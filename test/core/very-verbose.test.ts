@@ -1,0 +1,34 @@
+import test from 'ava';
+import { startDaemon } from '../helpers/daemon.js';
+import { QUICKSTART_MANIFEST, writeManifestDirectory } from '../helpers/runtime.js';
+
+/**
+ * -vv (very_verbose) adds what an operator debugging one request needs beyond -v: a line per
+ * query with its statement, rows, cache status and engine and total times, a line per result
+ * batch, and how long each plugin's tap took in each hook. -v shows none of them.
+ */
+
+async function queryWith(flag: string): Promise<string> {
+  const directory = writeManifestDirectory({ manifest: QUICKSTART_MANIFEST, withQuickstartData: true });
+  const daemon = await startDaemon([directory, flag]);
+  try {
+    while ((await fetch(`${daemon.baseUrl}/v1/ready`)).status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
+    const response = await fetch(`${daemon.baseUrl}/v1/sql`, { method: 'POST', body: 'SELECT status, count(*) AS n FROM orders GROUP BY status' });
+    await response.text();
+  } finally {
+    daemon.child.kill('SIGTERM');
+    await daemon.exited;
+  }
+  return daemon.output();
+}
+
+test('-vv logs each query, each batch and each plugin tap with their times; -v does not', async (t) => {
+  const veryVerbose = await queryWith('-vv');
+  t.regex(veryVerbose, /TRACE \[query\] query query=\S+ protocol=http principal=anonymous statement=SELECT datasets=orders status=ok rows=6 cache=MISS execution_ms=[\d.]+ total_ms=[\d.]+/);
+  t.regex(veryVerbose, /TRACE \[query\] batch query=\S+ rows=6 bytes=\d+ total_rows=6 at_ms=[\d.]+/);
+  t.regex(veryVerbose, /TRACE hook hook=query\.after plugin=task-history ms=[\d.]+/);
+  t.regex(veryVerbose, /TRACE hook hook=request plugin=\S+ ms=[\d.]+/);
+  const verbose = await queryWith('-v');
+  t.notRegex(verbose, / TRACE /);
+  t.regex(verbose, / DEBUG /, '-v still has its debug lines');
+});
