@@ -5,7 +5,7 @@ import { referencedDatasets } from '../pipeline/statement-policy.js';
 import { StatementType } from './duckdb-api.js';
 import { quoteIdentifier, quoteQualifiedName } from './sql-text.js';
 
-/** A manifest view as `/v1/status`, MCP and the catalog report it. */
+/** A manifest view as `engine.views()` reports it (the MCP list_datasets tool shows it). */
 export interface ViewStatus {
   readonly name: string;
   readonly description: string | undefined;
