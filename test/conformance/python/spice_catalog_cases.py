@@ -9,30 +9,22 @@ Usage: spice_catalog_cases.py --base URL --flight grpc://HOST:PORT --generated D
 
 import argparse
 import asyncio
-import http.client
 import json
 import sys
-import urllib.parse
 
 import pyarrow.flight as flight
 
 from case_runner import run_cases
+from sql_over_http import post_sql
 
 ARGS = None
 sql = None  # the generated flight_sql_pb2 module
 
 
 def http_rows(text):
-    base = urllib.parse.urlparse(ARGS.base)
-    client = http.client.HTTPConnection(base.hostname, base.port, timeout=60)
-    try:
-        client.request("POST", "/v1/sql", body=text.encode(), headers={"Accept": "application/json", "Content-Type": "text/plain"})
-        response = client.getresponse()
-        body = response.read().decode()
-        assert response.status == 200, f"{text}: HTTP {response.status}: {body[:500]}"
-        return json.loads(body)
-    finally:
-        client.close()
+    status, body = post_sql(ARGS.base, text)
+    assert status == 200, f"{text}: HTTP {status}: {body[:500]}"
+    return json.loads(body)
 
 
 def quoted(*parts):

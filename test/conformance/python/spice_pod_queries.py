@@ -4,44 +4,30 @@ spicepy's shape (the SQL text as the descriptor's command, the API key as a bear
 Each query is one JSON line: {"case", "ok", "error"?}."""
 
 import argparse
-import http.client
 import json
-import urllib.parse
 
 import pyarrow.flight as flight
 
 from case_runner import run_cases
+from sql_over_http import post_sql
 
 PARSER = argparse.ArgumentParser()
 PARSER.add_argument("--base", required=True)
 PARSER.add_argument("--flight", required=True)
 PARSER.add_argument("--queries", required=True, help='JSON: [{"name", "sql", "rows"}]')
 ARGS = PARSER.parse_args()
-BASE = urllib.parse.urlparse(ARGS.base)
 
 
 def http_rows(sql):
-    client = http.client.HTTPConnection(BASE.hostname, BASE.port, timeout=60)
-    try:
-        client.request("POST", "/v1/sql", body=sql.encode(), headers={"Accept": "application/json", "Content-Type": "text/plain"})
-        response = client.getresponse()
-        body = response.read().decode()
-        assert response.status == 200, f"HTTP {response.status}: {body[:500]}"
-        return json.loads(body)
-    finally:
-        client.close()
+    status, body = post_sql(ARGS.base, sql)
+    assert status == 200, f"HTTP {status}: {body[:500]}"
+    return json.loads(body)
 
 
 def http_table(sql):
-    client = http.client.HTTPConnection(BASE.hostname, BASE.port, timeout=60)
-    try:
-        client.request("POST", "/v1/sql", body=sql.encode(), headers={"Accept": "text/plain"})
-        response = client.getresponse()
-        body = response.read().decode()
-        assert response.status == 200, f"HTTP {response.status}: {body[:500]}"
-        return body
-    finally:
-        client.close()
+    status, body = post_sql(ARGS.base, sql, accept="text/plain")
+    assert status == 200, f"HTTP {status}: {body[:500]}"
+    return body
 
 
 def flight_rows(sql):
