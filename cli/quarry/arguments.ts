@@ -4,7 +4,7 @@ import { UsageError } from './errors.js';
 
 export const COMMAND_NAMES = ['sql', 'status', 'refresh'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
-export type OutputFormat = 'table' | 'json' | 'csv';
+export type OutputFormat = 'table' | 'json' | 'csv' | 'ndjson';
 export type RefreshMode = 'full' | 'append';
 
 /** How to reach the runtime; shared by every command. */
@@ -21,7 +21,7 @@ export type ParsedCommand =
   | { command: 'help'; topic: CommandName | undefined }
   | { command: 'version' }
   | { command: 'sql'; connection: ConnectionOptions; execute: string | undefined; output: OutputFormat }
-  | { command: 'status'; connection: ConnectionOptions }
+  | { command: 'status'; connection: ConnectionOptions; watch: boolean }
   | { command: 'refresh'; connection: ConnectionOptions; dataset: string; refreshSql: string | undefined; refreshMode: RefreshMode | undefined };
 
 /** Every flag of every command; which command accepts which is checked after parsing. */
@@ -36,13 +36,14 @@ const options = {
   output: { type: 'string', short: 'o' },
   'refresh-sql': { type: 'string' },
   'refresh-mode': { type: 'string' },
+  watch: { type: 'boolean', short: 'w' },
 } as const;
 
 type OptionName = keyof typeof options;
 const commonOptions: readonly OptionName[] = ['endpoint', 'api-key', 'header', 'tls-root-certificate-file', 'help'];
 const commandOptions: Record<CommandName, readonly OptionName[]> = {
   sql: [...commonOptions, 'execute', 'output'],
-  status: commonOptions,
+  status: [...commonOptions, 'watch'],
   refresh: [...commonOptions, 'refresh-sql', 'refresh-mode'],
 };
 /**
@@ -54,7 +55,7 @@ export const DEFAULT_ENDPOINTS: Record<CommandName, string> = {
   status: DEFAULT_HTTP_ENDPOINT,
   refresh: DEFAULT_HTTP_ENDPOINT,
 };
-const outputFormats: readonly OutputFormat[] = ['table', 'json', 'csv'];
+const outputFormats: readonly OutputFormat[] = ['table', 'json', 'csv', 'ndjson'];
 const refreshModes: readonly RefreshMode[] = ['full', 'append'];
 
 /** Reads the command line (flags may come before or after the command) and the environment. */
@@ -96,7 +97,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     }
     case 'status':
       expectPositionals(rest, 0, 'quarry status');
-      return { command: 'status', connection };
+      return { command: 'status', connection, watch: values.watch === true };
     case 'refresh': {
       if (rest.length !== 1 || rest[0] === undefined || rest[0].trim() === '') {
         throw new UsageError(rest.length === 0 ? 'quarry refresh needs a dataset name' : `quarry refresh takes one dataset name, got ${rest.length}: ${rest.join(' ')}`);
@@ -124,7 +125,7 @@ function expectPositionals(rest: readonly string[], count: number, where: string
 }
 
 function connectionOptions(values: Partial<Record<OptionName, string | boolean | string[]>>, env: NodeJS.ProcessEnv, command: CommandName): ConnectionOptions {
-  const endpoint = parseEndpoint(stringValue(values.endpoint) ?? DEFAULT_ENDPOINTS[command]);
+  const endpoint = parseEndpoint(stringValue(values.endpoint) ?? DEFAULT_ENDPOINTS[command], new URL(DEFAULT_ENDPOINTS[command]).protocol.replace(':', ''));
   // An empty flag or variable means "no key", so `QUARRY_API_KEY= quarry ...` turns auth off.
   const apiKey = stringValue(values['api-key']) ?? env['QUARRY_API_KEY'];
   const caCertificateFile = stringValue(values['tls-root-certificate-file']);

@@ -25,11 +25,18 @@ const schemes: Record<string, { protocol: Endpoint['protocol']; tls: boolean }> 
   'grpc+tls:': { protocol: 'flight', tls: true },
 };
 
-export function parseEndpoint(text: string): Endpoint {
+/** The scheme an endpoint typed without one gets from its port: quarryd's and the web's defaults. */
+const SCHEME_BY_PORT: Record<string, string> = { '50051': 'grpc', '8090': 'http', '80': 'http', '443': 'https' };
+
+/**
+ * `defaultScheme` is the command's own (`grpc` for sql, `http` for status): an endpoint typed
+ * without a scheme (`127.0.0.1:50051`) takes its port's (above), else that one.
+ */
+export function parseEndpoint(text: string, defaultScheme = 'http'): Endpoint {
   const trimmed = text.trim();
   if (trimmed === '') throw new UsageError('--endpoint needs a URL, e.g. grpc://127.0.0.1:50051 or http://127.0.0.1:8090');
-  // `127.0.0.1:8090` and `localhost:8090` are what people type; read them as plain HTTP.
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`;
+  const port = /:(\d+)\/?$/.exec(trimmed)?.[1];
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `${SCHEME_BY_PORT[port ?? ''] ?? defaultScheme}://${trimmed}`;
   let url: URL;
   try {
     url = new URL(withScheme);

@@ -23,8 +23,13 @@ export class UsageError extends CliError {
  */
 export class RuntimeUnavailableError extends CliError {
   constructor(readonly endpoint: string, options?: { cause?: unknown }) {
-    super(`runtime unavailable at ${endpoint}: is quarryd running?`, options);
+    super(`runtime unavailable at ${endpoint} (${transportName(endpoint)}): is quarryd running?`, options);
   }
+}
+
+/** The protocol an endpoint's scheme picks, as errors name it. */
+export function transportName(endpoint: string): string {
+  return /^grpc/i.test(endpoint) ? 'Arrow Flight SQL' : 'HTTP API';
 }
 
 /** Refusals of the built-in API-key scheme: the hint names the key flags. */

@@ -39,7 +39,7 @@ async function dispatch(command: ParsedCommand, io: CliIo): Promise<number> {
     case 'sql':
       return runSqlCommand(command, io);
     case 'status':
-      return runStatusCommand(command.connection, io);
+      return runStatusCommand(command.connection, io, { watch: command.watch });
     case 'refresh':
       return runRefreshCommand(command, io);
   }

@@ -17,7 +17,8 @@ ${keyAndCa}
   -h, --help                        help for the command`;
 
 const SQL_ENDPOINT = `  --endpoint URL                    the runtime (default grpc://127.0.0.1:50051): Arrow Flight SQL
-                                    for grpc:// or grpc+tls://, the HTTP API for http:// or https://`;
+                                    for grpc:// or grpc+tls://, the HTTP API for http:// or https://;
+                                    without a scheme, port 50051 is grpc://, 8090 http://`;
 const HTTP_ENDPOINT = `  --endpoint URL                    the runtime's HTTP API (default http://127.0.0.1:8090); http:// or https://`;
 const ALL_ENDPOINTS = `  --endpoint URL                    the runtime: grpc:// or grpc+tls:// (Flight SQL; quarry sql only,
                                     its default grpc://127.0.0.1:50051), http:// or https:// (the HTTP API;
@@ -29,7 +30,7 @@ The client of a Quarry runtime (quarryd).
 
 Commands:
   sql        interactive SQL REPL, or run one statement with -e
-  status     show the runtime's listeners and their state
+  status     show the runtime's listeners and datasets, with load progress
   refresh    refresh an accelerated dataset
   help       help for a command: quarry help sql
 
@@ -43,19 +44,26 @@ const COMMAND_USAGE: Record<CommandName, string> = {
   sql: `Usage: quarry sql [options]
 
 Without -e: an interactive REPL. End statements with ';' (they may span lines);
-type 'help' inside for its commands. History is kept in ~/.quarry/query_history.txt
+type 'help' or \\? inside for its commands (psql's \\d and DuckDB's .tables and .mode too). History is kept in ~/.quarry/query_history.txt
 ($QUARRY_HOME overrides the folder).
 
 Options:
   -e, --execute SQL       run the SQL and exit: 0 on success, 1 when a statement fails
                           (several statements separated by ';' run in order)
-  -o, --output FORMAT     table (default) | json | csv; json and csv are the runtime's own encoding
+  -o, --output FORMAT     table (default) | json | csv | ndjson; json and csv are the runtime's
+                          own encoding; json of several statements is one array of their
+                          results; ndjson is one JSON object per row, every statement's rows
 
 ${connectionFlags(SQL_ENDPOINT, FLIGHT_KEY_AND_CA)}
 `,
   status: `Usage: quarry status [options]
 
-Shows each listener of the runtime (http, flight, metrics, ...) with its endpoint and state.
+Shows each listener of the runtime (http, flight, metrics, ...) with its endpoint and state,
+then each dataset: its state, whether it is accelerated, and its load: a progress bar (rows
+and bytes read, rate, time left) while one runs, what the last one loaded after.
+
+Options:
+  -w, --watch             redraw every second until Ctrl-C
 
 ${connectionFlags(HTTP_ENDPOINT, HTTP_KEY_AND_CA)}
 `,

@@ -1,4 +1,6 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetConfig } from '../manifest/types.js';
+import type { LastLoad, LoadProgress } from './load-progress.js';
 import type { DatasetState, DatasetStatus } from './engine-api.js';
 import type { FetchSource, EngineSource } from './sources/connector.js';
 import { quoteIdentifier } from './sql-text.js';
@@ -32,6 +34,18 @@ export interface DatasetEntry {
   late: { source: FetchSource; attachedTable: TableRef | undefined } | undefined;
   /** `refresh_sql` set over HTTP (PATCH .../acceleration): used instead of the manifest's until restart. */
   refreshSqlOverride: string | undefined;
+  /**
+   * Accelerated: the connection its loads and refreshes run on, made before lockdown with the
+   * engine's progress tracking on (a setting lockdown freezes). One per dataset: a dataset
+   * never runs two loads at once.
+   */
+  loadConnection: DuckDBConnection | undefined;
+  /** Whether its source is a connector's fetch (counted as it comes) rather than files the engine reads. */
+  fetched: boolean;
+  /** The load or refresh running now. */
+  progress: LoadProgress | undefined;
+  /** The last one that finished. */
+  lastLoad: LastLoad | undefined;
 }
 
 export type RunStatement = (sql: string) => Promise<void>;
@@ -91,5 +105,13 @@ export function toStatus(entry: DatasetEntry, waitingFor: string | undefined): D
     accelerated: isAccelerated(entry.config),
     acceleration: entry.config.acceleration,
     loadedAt: entry.loadedAt,
+    progress: entry.progress?.snapshot(),
+    lastLoad: entry.lastLoad,
+    servedFromSource: servedFromSource(entry),
   };
+}
+
+/** An accelerated dataset whose first load has not happened: its name still reads the source. */
+export function servedFromSource(entry: DatasetEntry): boolean {
+  return entry.registered && isAccelerated(entry.config) && !entry.viewReadsTable;
 }

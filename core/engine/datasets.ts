@@ -11,6 +11,8 @@ import type { Schema } from 'apache-arrow';
 import { FetchDatasets } from './fetch/fetch-datasets.js';
 import { PendingSchemas } from './fetch/pending-schemas.js';
 import { LoadSlots } from './load-slots.js';
+import { LoadProgress, progressFields, rowCountOf } from './load-progress.js';
+import { localFileBytes } from './source-files.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
 import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
 import { refreshPlan, type RefreshOverrides, type RefreshPlan } from './acceleration/refresh-options.js';
@@ -19,10 +21,14 @@ import { RetentionChecks } from './acceleration/retention-checks.js';
 import { appendStatement, dataWindowCondition, insertVerb, keyRules, replaceStatements, sourceSelect, type KeyRules } from './acceleration/refresh-statements.js';
 import type { InsertTarget } from './acceleration/insert-redirect.js';
 import type { RefreshSchedule } from './acceleration/refresh-scheduler.js';
-import { ensureSchema, inTransaction, isAccelerated, scheduleOf, tableRef, toStatus, type DatasetEntry, type RunStatement, type TableRef } from './dataset-entry.js';
+import { ensureSchema, inTransaction, isAccelerated, scheduleOf, servedFromSource, tableRef, toStatus, type DatasetEntry, type RunStatement, type TableRef } from './dataset-entry.js';
 
 /** How long a connector may take to bring its local mirror up to date before a load. */
 const LOAD_TIMEOUT_MS = 10 * 60_000;
+/** Table expressions of text files, whose row figures DuckDB only guesses while it reads them. */
+const TEXT_FILE_READER = /^\s*read_(csv|json|ndjson)/i;
+/** A running load logs where it is this often at the default level (a 20M-row CSV load must not be a silent minute). */
+const PROGRESS_LOG_MS = 5_000;
 
 /**
  * The manifest's datasets inside the engine. Each is first registered as a view over its
@@ -48,6 +54,8 @@ export class DatasetRegistry {
   #closed = false;
   /** acceleration.retention_*: undefined without a connection to run them on (unit tests). */
   readonly #retention: RetentionChecks | undefined;
+  readonly #connect: (() => Promise<DuckDBConnection>) | undefined;
+  readonly #progressLogMs: number;
 
   constructor(
     datasets: readonly DatasetConfig[],
@@ -63,10 +71,14 @@ export class DatasetRegistry {
       onRegistered?: (dataset: string) => void;
       /** Told after a start-up load changed what a dataset serves (caches may hold the live source's answers). */
       onChanged?: (dataset: string) => Promise<void>;
-      /** A connection for retention checks (they run on their own, between loads). */
+      /** A connection for retention checks (they run on their own, between loads) and for each accelerated dataset's loads. */
       connect?: () => Promise<DuckDBConnection>;
+      /** How often a running load logs its progress (default 5 s). */
+      progressLogMs?: number;
     },
   ) {
+    this.#connect = options.connect;
+    this.#progressLogMs = options.progressLogMs ?? PROGRESS_LOG_MS;
     this.#baseDirectory = options.baseDirectory;
     this.#connectors = options.connectors;
     this.#loadParallelism = options.loadParallelism;
@@ -93,6 +105,10 @@ export class DatasetRegistry {
         registered: false,
         late: undefined,
         refreshSqlOverride: undefined,
+        loadConnection: undefined,
+        fetched: false,
+        progress: undefined,
+        lastLoad: undefined,
       });
     }
   }
@@ -152,8 +168,10 @@ export class DatasetRegistry {
     for (const [entry, outcome] of resolved) {
       if (!('source' in outcome) || outcome.source.kind !== 'fetch') continue;
       this.#usesFetch = true;
+      entry.fetched = true;
       this.#schemas.ask(entry.config, outcome.source);
     }
+    await this.#openLoadConnections();
     await this.#synchroniseMirrors(resolved, options.signal);
     const deadline = performance.now() + (options.graceMs ?? Number.POSITIVE_INFINITY);
     for (const entry of this.#entries.values()) {
@@ -179,6 +197,33 @@ export class DatasetRegistry {
         this.#fail(entry, error);
       }
     }
+  }
+
+  /**
+   * Each accelerated dataset's own load connection, made now: DuckDB's progress tracking is a
+   * connection setting, and lockdown freezes settings. Without `connect` (unit tests) loads
+   * run on the caller's connection, without the engine's progress.
+   */
+  async #openLoadConnections(): Promise<void> {
+    if (!this.#connect) return;
+    for (const entry of this.#entries.values()) {
+      if (!isAccelerated(entry.config)) continue;
+      const connection = await this.#connect();
+      await connection.run('SET enable_progress_bar = true');
+      // The engine would otherwise draw its bar on the runtime's stdout, into the log.
+      await connection.run('SET enable_progress_bar_print = false');
+      entry.loadConnection = connection;
+    }
+  }
+
+  /** The accelerated datasets whose names, among `names` (lower-case), still read their sources: their first load has not finished. */
+  servedFromSource(names: readonly string[]): string[] {
+    const found: string[] = [];
+    for (const name of names) {
+      const entry = this.#entries.get(name.toLowerCase());
+      if (entry && servedFromSource(entry)) found.push(entry.config.name);
+    }
+    return found;
   }
 
   /**
@@ -296,7 +341,10 @@ export class DatasetRegistry {
       while (next < pending.length) {
         const [entry, outcome] = pending[next++]! as [DatasetEntry, { source: EngineSource; synchronised: boolean }];
         try {
-          await outcome.source.synchronise!(signal ? AbortSignal.any([AbortSignal.timeout(LOAD_TIMEOUT_MS), signal]) : AbortSignal.timeout(LOAD_TIMEOUT_MS));
+          // Before the listeners are up: the log is where a long download shows its progress.
+          const progress = new LoadProgress('load', () => undefined, () => undefined);
+          const timeout = AbortSignal.timeout(LOAD_TIMEOUT_MS);
+          await this.#reporting(entry, progress, () => outcome.source.synchronise!(signal ? AbortSignal.any([timeout, signal]) : timeout, progress.sink()));
           outcome.synchronised = true;
         } catch (error) {
           resolved.set(entry, { error });
@@ -439,7 +487,7 @@ export class DatasetRegistry {
       this.#fail(entry, error);
       return;
     }
-    entry.refreshing = this.#timed(entry, 'load', () => this.#load(entry, run, plan));
+    entry.refreshing = this.#timed(entry, 'load', () => this.#load(entry, run, plan, 'load'));
     // Before its first load a dataset answers from its source; with refresh_sql the loaded rows differ, so cached answers go.
     const changed = async () => (plan.refreshSql === undefined ? undefined : this.#onChanged(entry.config.name));
     await entry.refreshing.then(changed, (error) => this.#fail(entry, error)).finally(() => {
@@ -447,24 +495,72 @@ export class DatasetRegistry {
     });
   }
 
-  async #load(entry: DatasetEntry, run: RunStatement, plan: RefreshPlan): Promise<void> {
-    const started = performance.now();
-    await entry.source!.synchronise?.(AbortSignal.timeout(LOAD_TIMEOUT_MS));
+  /**
+   * One load or refresh, on the dataset's own load connection when it has one (the engine's
+   * progress is read from it), logging its progress every few seconds while it runs.
+   */
+  async #load(entry: DatasetEntry, callerRun: RunStatement, plan: RefreshPlan, kind: 'load' | 'refresh'): Promise<void> {
+    const connection = entry.loadConnection;
+    // On its own connection a load reads each statement's Count: the rows it wrote.
+    const written = { rows: connection ? 0 : undefined };
+    const fillRun: RunStatement = connection
+      ? async (sql) => {
+          written.rows! += rowCountOf(await connection.runAndReadAll(sql));
+        }
+      : callerRun;
+    const run: RunStatement = connection ? (sql) => connection.run(sql).then(() => undefined) : callerRun;
+    // The files' size is read when the engine starts on them: a mirror's are complete only then.
+    const progress = new LoadProgress(kind, () => connection?.progress, () => (entry.fetched ? undefined : localFileBytes(entry.source!)), {
+      engineCountsRows: !TEXT_FILE_READER.test(entry.source!.tableExpression),
+    });
+    await this.#reporting(entry, progress, async () => {
+      await this.#loadWith(entry, { run, fillRun }, plan, progress);
+      entry.lastLoad = progress.finished(written.rows);
+      this.#log.info('dataset loaded', {
+        dataset: entry.config.name,
+        from: entry.config.from,
+        accelerated: true,
+        refresh_mode: plan.mode,
+        ...(entry.lastLoad.rows === null ? {} : { rows: entry.lastLoad.rows }),
+        ...(entry.lastLoad.bytes === null ? {} : { bytes: entry.lastLoad.bytes }),
+        ms: entry.lastLoad.duration_ms,
+      });
+    });
+  }
+
+  /** Shows `progress` as the dataset's while `work` runs, and logs it every few seconds. */
+  async #reporting(entry: DatasetEntry, progress: LoadProgress, work: () => Promise<void>): Promise<void> {
+    entry.progress = progress;
+    const message = progress.kind === 'load' ? 'dataset loading' : 'dataset refreshing';
+    const timer = setInterval(() => this.#log.info(message, { dataset: entry.config.name, ...progressFields(progress.snapshot()) }), this.#progressLogMs);
+    timer.unref();
+    try {
+      await work();
+    } finally {
+      clearInterval(timer);
+      entry.progress = undefined;
+    }
+  }
+
+  async #loadWith(entry: DatasetEntry, runs: { run: RunStatement; fillRun: RunStatement }, plan: RefreshPlan, progress: LoadProgress): Promise<void> {
+    const { run, fillRun } = runs;
+    await entry.source!.synchronise?.(AbortSignal.timeout(LOAD_TIMEOUT_MS), progress.sink());
+    progress.reading();
     const table = entry.accelerationTable!;
     const view = quoteQualifiedName(entry.config.name);
     if (entry.viewReadsTable) {
       // A refresh, in one transaction: queries see the old rows or the new, never a mix.
-      await inTransaction(run, () => this.#fill(entry, run, table, { mode: plan.mode === 'append' ? 'append' : 'replace', refreshSql: plan.refreshSql, orderBy: plan.orderBy }));
+      await inTransaction(run, () => this.#fill(entry, fillRun, table, { mode: plan.mode === 'append' ? 'append' : 'replace', refreshSql: plan.refreshSql, orderBy: plan.orderBy }));
     } else if (entry.config.acceleration?.mode !== 'file') {
       // First load in memory mode: the live view becomes the table in one transaction.
       await inTransaction(run, async () => {
         await run(`DROP VIEW IF EXISTS ${view}`);
-        await this.#fill(entry, run, table, { mode: 'create', refreshSql: plan.refreshSql, orderBy: plan.orderBy });
+        await this.#fill(entry, fillRun, table, { mode: 'create', refreshSql: plan.refreshSql, orderBy: plan.orderBy });
       });
     } else {
       // First load in file mode: DuckDB cannot write two databases in one transaction, so
       // the table is filled first and the view (serving the source until then) repointed.
-      await inTransaction(run, () => this.#fill(entry, run, table, { mode: 'replace', refreshSql: plan.refreshSql, orderBy: plan.orderBy }));
+      await inTransaction(run, () => this.#fill(entry, fillRun, table, { mode: 'replace', refreshSql: plan.refreshSql, orderBy: plan.orderBy }));
       await run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM ${table.sql}`);
     }
     await this.#fetch.afterLoad(entry.config.name);
@@ -473,13 +569,6 @@ export class DatasetRegistry {
     entry.state = 'ready';
     entry.error = undefined;
     entry.loadedAt = new Date().toISOString();
-    this.#log.info('dataset loaded', {
-      dataset: entry.config.name,
-      from: entry.config.from,
-      accelerated: true,
-      refresh_mode: plan.mode,
-      ms: Math.round(performance.now() - started),
-    });
   }
 
   /**
@@ -528,7 +617,7 @@ export class DatasetRegistry {
     if (entry.refreshing) throw new QuarryError('DATASET_REFRESH_IN_PROGRESS', `dataset "${entry.config.name}" is already refreshing`);
     const hadData = entry.viewReadsTable || entry.state === 'ready';
     entry.state = 'refreshing';
-    entry.refreshing = this.#timed(entry, 'refresh', () => this.#load(entry, run, plan));
+    entry.refreshing = this.#timed(entry, 'refresh', () => this.#load(entry, run, plan, 'refresh'));
     try {
       await entry.refreshing;
     } catch (error) {
@@ -572,6 +661,17 @@ export class DatasetRegistry {
     this.#retention?.close();
     this.#schemas.close();
     this.#fetch.abortSchemaRequests();
+  }
+
+  /** At shutdown: each load connection is closed now, or when the load running on it ends. */
+  closeLoadConnections(): void {
+    for (const entry of this.#entries.values()) {
+      const connection = entry.loadConnection;
+      if (!connection) continue;
+      entry.loadConnection = undefined;
+      if (entry.refreshing) void entry.refreshing.catch(() => undefined).finally(() => connection.closeSync());
+      else connection.closeSync();
+    }
   }
 
   /** At shutdown: every dataset reports shutting down. */

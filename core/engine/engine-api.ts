@@ -1,3 +1,4 @@
+import type { LastLoad, LoadProgressStatus } from './load-progress.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import type { AccelerationConfig } from '../manifest/types.js';
@@ -40,6 +41,12 @@ export interface DatasetStatus {
    * attempt to read them); undefined once it is registered.
    */
   readonly waitingFor: string | undefined;
+  /** The load or refresh running now: rows and bytes so far, totals, rate, ETA. */
+  readonly progress: LoadProgressStatus | undefined;
+  /** The last load or refresh that finished: rows written, bytes read, duration. */
+  readonly lastLoad: LastLoad | undefined;
+  /** Accelerated, but its first load has not finished: queries naming it read the source. */
+  readonly servedFromSource: boolean;
 }
 
 /** The engine as plugins see it. */

@@ -257,6 +257,14 @@ export class Engine implements EngineApi {
     return this.#views.expand(referencedDatasets(sql, [...this.#registry.names(), ...this.#views.names()]));
   }
 
+  /**
+   * Of the datasets a query names (lower-case, as `namesRead` gives them), the accelerated ones
+   * still answering from their sources: their first load has not finished.
+   */
+  servedFromSource(datasets: readonly string[]): string[] {
+    return datasets.length === 0 ? [] : this.#registry.servedFromSource(datasets);
+  }
+
   /** Replaces an accelerated dataset's refresh_sql for every later refresh, until restart (PATCH /v1/datasets/{name}/acceleration). */
   setRefreshSql(name: string, refreshSql: string): DatasetStatus {
     return this.#registry.setRefreshSql(name, refreshSql);
@@ -577,6 +585,7 @@ export class Engine implements EngineApi {
   async close(): Promise<void> {
     this.#scheduler.close();
     this.#registry.markShuttingDown();
+    this.#registry.closeLoadConnections();
     const [, adminClosed] = await Promise.all([this.#pool.close(CLOSE_WAIT_MS), this.#admin.close(CLOSE_WAIT_MS)]);
     if (adminClosed && this.#pool.busyCount === 0) this.#instance.closeSync();
     else this.#options.log.warn('engine closed with a statement still running; its connection is left to the process exit');

@@ -147,7 +147,7 @@ export class QueryPipeline {
         } else {
           const stream = await (await prepareToRun()).execute(request.parameters, request.signal);
           executionMs = stream.executionMs;
-          const fresh: QueryResult = { schema: stream.schema, batches: stream.batches, cacheStatus: 'BYPASS', headers: {} };
+          const fresh: QueryResult = { schema: stream.schema, batches: stream.batches, cacheStatus: 'BYPASS', headers: this.#servedFromHeaders(request.datasets) };
           result = tapped(cache.store) ? await cache.store.promise(fresh, request) : fresh;
         }
       } catch (error) {
@@ -234,6 +234,15 @@ export class QueryPipeline {
     };
     this.#classifications.set(sql, classification);
     return classification;
+  }
+
+  /**
+   * A query over an accelerated dataset whose first load is still running was answered by
+   * the source (slower, and live): the response says so, and which datasets.
+   */
+  #servedFromHeaders(datasets: readonly string[]): Record<string, string> {
+    const fromSource = this.#engine.servedFromSource(datasets);
+    return fromSource.length === 0 ? {} : { 'x-quarry-served-from': 'source', 'x-quarry-loading': fromSource.join(',') };
   }
 
   /** Wraps the batches to count rows and fire `query.after` exactly once when the stream ends. */

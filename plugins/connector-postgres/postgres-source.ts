@@ -44,6 +44,13 @@ export class PostgresSource implements FetchSource {
     return new Schema(columns.map((column) => column.field));
   }
 
+  /** PostgreSQL's own estimate (`pg_class.reltuples`, kept by ANALYZE and autovacuum); undefined for a view or a table never analysed. */
+  async estimateRows(): Promise<number | undefined> {
+    const estimate = await this.#withClient((client) => client.query<{ rows: string | null }>({ text: 'SELECT reltuples::bigint::text AS rows FROM pg_class WHERE oid = to_regclass($1) AND relkind IN (\'r\', \'p\', \'m\')', values: [this.#table], types: textTypes }));
+    const rows = Number(estimate.rows[0]?.rows ?? Number.NaN);
+    return Number.isFinite(rows) && rows >= 0 ? rows : undefined;
+  }
+
   async *scan(request: ScanRequest): AsyncIterable<RecordBatch> {
     if (!this.#columns) await this.schema();
     const all = this.#columns!;

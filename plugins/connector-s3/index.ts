@@ -26,7 +26,7 @@ export const s3Connector: DatasetConnector = {
       tableExpression: readExpression(settings.format, directory, settings.hivePartitioning),
       allowedPaths: [],
       allowedDirectories: [directory],
-      synchronise: (signal) => mirror.synchronise(signal),
+      synchronise: (signal, progress) => mirror.synchronise(signal, progress),
       close: () => Promise.resolve(mirror.close()),
     };
   },

@@ -2,11 +2,12 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { QuarryError } from '../../core/errors/quarry-error.js';
 import type { Logger } from '../../core/log.js';
 import { isDataObject, type S3Settings } from './s3-location.js';
+import type { LoadProgressSink } from '../../core/engine/load-progress.js';
 
 /** ETags of the objects mirrored so far, by path relative to the mirror. */
 type MirrorIndex = Record<string, string>;
@@ -47,19 +48,22 @@ export class S3Mirror {
     return this.#directory;
   }
 
-  async synchronise(signal: AbortSignal): Promise<void> {
+  /** Downloads what changed; a load's `progress` is told the bytes to fetch and each chunk as it arrives. */
+  async synchronise(signal: AbortSignal, progress?: LoadProgressSink): Promise<void> {
     const started = performance.now();
-    const remote = await this.#list(signal);
+    const sizes = new Map<string, number>();
+    const remote = await this.#list(signal, sizes);
     if (remote.size === 0) {
       throw new QuarryError('S3_READ_FAILED', `dataset ${this.#dataset}: no ${this.#settings.format} objects under ${this.#location()}`);
     }
     await mkdir(this.#directory, { recursive: true });
     const index = await this.#readIndex();
+    const changed = [...remote].filter(([key, etag]) => index[this.#relative(key)] !== etag);
+    if (progress && changed.length > 0) progress.total({ bytes: changed.reduce((sum, [key]) => sum + (sizes.get(key) ?? 0), 0) });
     let downloaded = 0;
-    for (const [key, etag] of remote) {
+    for (const [key, etag] of changed) {
       const relative = this.#relative(key);
-      if (index[relative] === etag) continue;
-      await this.#download(key, relative, signal);
+      await this.#download(key, relative, signal, progress);
       index[relative] = etag;
       downloaded++;
     }
@@ -75,25 +79,33 @@ export class S3Mirror {
     this.#log.debug('s3 mirror synchronised', { dataset: this.#dataset, objects: remote.size, downloaded, removed, ms: Math.round(performance.now() - started) });
   }
 
-  async #list(signal: AbortSignal): Promise<Map<string, string>> {
+  async #list(signal: AbortSignal, sizes: Map<string, number>): Promise<Map<string, string>> {
     const objects = new Map<string, string>();
     let token: string | undefined;
     do {
       const page = await this.#failures(this.#client.send(new ListObjectsV2Command({ Bucket: this.#settings.bucket, Prefix: this.#settings.prefix, ContinuationToken: token }), { abortSignal: signal }));
       for (const object of page.Contents ?? []) {
-        if (object.Key && isDataObject(object.Key, this.#settings.format)) objects.set(object.Key, object.ETag ?? `${object.Size}:${object.LastModified?.toISOString()}`);
+        if (!object.Key || !isDataObject(object.Key, this.#settings.format)) continue;
+        objects.set(object.Key, object.ETag ?? `${object.Size}:${object.LastModified?.toISOString()}`);
+        sizes.set(object.Key, object.Size ?? 0);
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     return objects;
   }
 
-  async #download(key: string, relative: string, signal: AbortSignal): Promise<void> {
+  async #download(key: string, relative: string, signal: AbortSignal, progress: LoadProgressSink | undefined): Promise<void> {
     const target = path.join(this.#directory, relative);
     await mkdir(path.dirname(target), { recursive: true });
     const temporary = `${target}.download`;
     const response = await this.#failures(this.#client.send(new GetObjectCommand({ Bucket: this.#settings.bucket, Key: key }), { abortSignal: signal }));
-    await this.#failures(pipeline(response.Body as Readable, createWriteStream(temporary), { signal }));
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        progress?.read(0, chunk.length);
+        done(null, chunk);
+      },
+    });
+    await this.#failures(pipeline(response.Body as Readable, counted, createWriteStream(temporary), { signal }));
     await rename(temporary, target);
   }
 

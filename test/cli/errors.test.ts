@@ -40,7 +40,7 @@ test('the lines users read for each kind of error', (t) => {
   t.is(describeError(new ServerError(404, 'DATASET_NOT_FOUND', 'Dataset x not found')), 'Error: [DATASET_NOT_FOUND] Dataset x not found');
   t.is(describeError(new ServerError(400, undefined, 'plain text'), 'query'), 'Query Error: plain text');
   t.is(describeError(new UnauthorizedError(), 'query'), 'Error: unauthorized: check --api-key (or QUARRY_API_KEY)');
-  t.is(describeError(new RuntimeUnavailableError('http://127.0.0.1:8090')), 'Error: runtime unavailable at http://127.0.0.1:8090: is quarryd running?');
+  t.is(describeError(new RuntimeUnavailableError('http://127.0.0.1:8090')), 'Error: runtime unavailable at http://127.0.0.1:8090 (HTTP API): is quarryd running?');
   t.is(describeError(new CancelledError(), 'query'), 'Query cancelled.');
   t.is(exitCodeFor(new UsageError('x')), 2);
   t.is(exitCodeFor(new ServerError(400, undefined, 'x')), 1);
@@ -51,7 +51,7 @@ test('connection refused becomes RuntimeUnavailableError', async (t) => {
   const port = await closedPort();
   const transport = transportFor(`http://127.0.0.1:${port}`);
   const error = await t.throwsAsync(transport.queryArrow('select 1', {}), { instanceOf: RuntimeUnavailableError });
-  t.is(error?.message, `runtime unavailable at http://127.0.0.1:${port}: is quarryd running?`);
+  t.is(error?.message, `runtime unavailable at http://127.0.0.1:${port} (HTTP API): is quarryd running?`);
   transport.close();
 });
 

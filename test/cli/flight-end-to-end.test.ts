@@ -122,9 +122,9 @@ test('an endpoint where no runtime listens is reported as unavailable; wrong por
   const port = await closedPort();
   const refused = await quarry(['sql', '--endpoint', `grpc://127.0.0.1:${port}`, '-e', 'SELECT 1']);
   t.is(refused.code, 1);
-  t.is(refused.stderr, `Error: runtime unavailable at grpc://127.0.0.1:${port}: is quarryd running?\n`);
+  t.is(refused.stderr, `Error: runtime unavailable at grpc://127.0.0.1:${port} (Arrow Flight SQL): is quarryd running?\n`);
   const repl = await quarry(['sql', '--endpoint', `grpc://127.0.0.1:${port}`], 'select 1;\nselect 2;\n');
-  t.is(repl.stdout.split(`Error: runtime unavailable at grpc://127.0.0.1:${port}: is quarryd running?\n`).length - 1, 2, 'the REPL carries on');
+  t.is(repl.stdout.split(`Error: runtime unavailable at grpc://127.0.0.1:${port} (Arrow Flight SQL): is quarryd running?\n`).length - 1, 2, 'the REPL carries on');
 
   await withRuntime(t, setup, async (runtime) => {
     const httpPort = await quarry(['sql', '--endpoint', `grpc://${runtime.runtime.httpEndpoint}`, '-e', 'SELECT 1']);

@@ -43,7 +43,7 @@ test('UNAUTHENTICATED reads as the API key for the API-key scheme, and as the ru
 test('connection failures: refused or unknown host is unavailable; TLS and wrong ports say so', (t) => {
   const refused = grpcError(status.UNAVAILABLE, 'No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:50051. Resolution note: ');
   t.true(translateFlightError(refused, plain) instanceof RuntimeUnavailableError);
-  t.is(translateFlightError(refused, plain).message, 'runtime unavailable at grpc://127.0.0.1:50051: is quarryd running?');
+  t.is(translateFlightError(refused, plain).message, 'runtime unavailable at grpc://127.0.0.1:50051 (Arrow Flight SQL): is quarryd running?');
   t.true(translateFlightError(grpcError(status.UNAVAILABLE, 'Name resolution failed for target dns:nohost:50051'), plain) instanceof RuntimeUnavailableError);
 
   const untrusted = translateFlightError(grpcError(status.UNAVAILABLE, 'No connection established. Last error: Error: self-signed certificate. Resolution note: '), secure);

@@ -40,9 +40,10 @@ test('trusts a private CA given by file, and names TLS when the certificate is n
     t.pass();
     return;
   }
-  const server = createServer({ key: certificate.key, cert: certificate.cert }, (_request, response) => {
+  const server = createServer({ key: certificate.key, cert: certificate.cert }, (request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify([{ name: 'http', endpoint: '127.0.0.1:8090', status: 'Ready' }]));
+    // /v1/status has one listener; /v1/datasets (status shows it too) none.
+    response.end(JSON.stringify(request.url === '/v1/datasets' ? [] : [{ name: 'http', endpoint: '127.0.0.1:8090', status: 'Ready' }]));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const endpoint = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -63,11 +63,11 @@ test('end of input exits 0 and the history file is private to its owner', async 
 test('a connection failure is reported and the REPL carries on', async (t) => {
   const port = await closedPort();
   const result = await runQuarry(['sql', '--endpoint', `http://127.0.0.1:${port}`], { input: 'select 1;\n.exit\n' });
-  t.true(result.stdout.includes(`Error: runtime unavailable at http://127.0.0.1:${port}: is quarryd running?\n`));
+  t.true(result.stdout.includes(`Error: runtime unavailable at http://127.0.0.1:${port} (HTTP API): is quarryd running?\n`));
   t.true(result.stdout.endsWith('sql> \n'));
 });
 
-test('SIGINT cancels the running query, keeps the REPL, and exits on an empty line', async (t) => {
+test('SIGINT cancels the running query, keeps the REPL, and exits after two on an empty line', async (t) => {
   await withRuntime(async (runtime) => {
     const session = startQuarry(['sql', '--endpoint', runtime.endpoint]);
     await session.waitForOutput('sql> ');
@@ -82,7 +82,9 @@ test('SIGINT cancels the running query, keeps the REPL, and exits on an empty li
     // Ctrl-C with a statement in progress drops it...
     session.signal('SIGINT');
     await session.waitForOutput('^C\nsql> ');
-    // ...and on an empty line leaves the REPL.
+    // ...on an empty line the first says how to leave, a second one in a row leaves.
+    session.signal('SIGINT');
+    await session.waitForOutput('^C (press Ctrl-C again or Ctrl-D to leave)\nsql> ');
     session.signal('SIGINT');
     const result = await session.exited;
     t.is(result.code, 0, result.stderr);

@@ -37,7 +37,7 @@ test('footer: row count, singular, cache notes', async (t) => {
 test('no rows, or no schema at all, prints No results.', async (t) => {
   const empty = await collectResult(resultOf(new Table({ n: vectorFromArray([] as number[], new Int32()) })));
   t.is(renderQueryOutput(empty, { elapsedSeconds: 0, cacheStatus: undefined }), 'No results.\n\nTime: 0.0000 seconds. 0 rows.\n');
-  const none = await collectResult({ schema: undefined, batches: batchesOf(new Table()), cacheStatus: undefined });
+  const none = await collectResult({ schema: undefined, batches: batchesOf(new Table()) });
   t.true(renderQueryOutput(none, { elapsedSeconds: 0, cacheStatus: undefined }).startsWith('No results.'));
 });
 

@@ -2,7 +2,9 @@
  * `quarry sql -e` end to end against a fake runtime started in the test. The fake stands
  * in for quarryd only until the end-to-end tests run the client against the real runtime.
  */
+import { createServer } from 'node:net';
 import test from 'ava';
+import { parseCommandLine } from '../../cli/quarry/arguments.js';
 import { runQuarry } from './helpers/cli-process.js';
 import { closedPort } from './helpers/closed-port.js';
 import { FakeRuntime } from './helpers/fake-runtime.js';
@@ -115,7 +117,7 @@ test('a stopped runtime reads as unavailable, not as a query error', async (t) =
   const port = await closedPort();
   const result = await runQuarry(['sql', '--endpoint', `http://127.0.0.1:${port}`, '-e', 'select 1']);
   t.is(result.code, 1);
-  t.is(result.stderr, `Error: runtime unavailable at http://127.0.0.1:${port}: is quarryd running?\n`);
+  t.is(result.stderr, `Error: runtime unavailable at http://127.0.0.1:${port} (HTTP API): is quarryd running?\n`);
 });
 
 test('a 401 says to check the API key, never that the runtime is unavailable', async (t) => {
@@ -153,4 +155,59 @@ test('usage errors exit 2', async (t) => {
   const unknownFlag = await runQuarry(['sql', '--nope']);
   t.is(unknownFlag.code, 2);
   t.regex(unknownFlag.stderr, /Unknown option '--nope'/);
+});
+
+test('several statements with -o json print one JSON document, an array of their results; -o ndjson a line per row', async (t) => {
+  await withRuntime(async (runtime) => {
+    const json = await runQuarry(['sql', '--endpoint', runtime.endpoint, '-o', 'json', '-e', 'select 1 as one; select * from people; select 2 as two']);
+    t.is(json.code, 0, json.stderr);
+    const document = JSON.parse(json.stdout) as unknown[];
+    t.is(document.length, 3);
+    t.deepEqual(document[0], [{ one: 1 }]);
+    t.deepEqual(document[2], [{ two: 2 }]);
+    // One statement stays one array of rows, as before.
+    const single = await runQuarry(['sql', '--endpoint', runtime.endpoint, '-o', 'json', '-e', 'select 1 as one']);
+    t.is(single.stdout, '[{"one":1}]\n');
+    // A failure: the results before it, closed as an array; the error on stderr, exit 1.
+    const failed = await runQuarry(['sql', '--endpoint', runtime.endpoint, '-o', 'json', '-e', 'select 1 as one; select * from missing']);
+    t.is(failed.code, 1);
+    t.deepEqual(JSON.parse(failed.stdout), [[{ one: 1 }]]);
+    t.regex(failed.stderr, /TABLE_NOT_FOUND/);
+
+    const ndjson = await runQuarry(['sql', '--endpoint', runtime.endpoint, '-o', 'ndjson', '-e', 'select 1 as one; select 2 as two; select * from empty']);
+    t.is(ndjson.code, 0, ndjson.stderr);
+    t.is(ndjson.stdout, '{"one":1}\n{"two":2}\n');
+  });
+});
+
+test('an endpoint without a scheme takes its port\'s (50051: Flight, 8090: HTTP), else the command\'s default', async (t) => {
+  await withRuntime(async (runtime) => {
+    const port = runtime.endpoint.replace(/^http:\/\//, '');
+    // Not a known port: quarry sql's default is Flight, which the fake (HTTP) runtime does not speak.
+    const flight = await runQuarry(['sql', '--endpoint', port, '-e', 'select 1 as one']);
+    t.is(flight.code, 1);
+    t.regex(flight.stderr, new RegExp(`grpc://${port.replace(/\./g, '\\.')}`), 'the error names the endpoint as it was read');
+    const status = await runQuarry(['status', '--endpoint', port]);
+    t.is(status.code, 0, status.stderr);
+  });
+  // quarryd's own ports pick their protocol whatever the command's default.
+  const env = {};
+  t.is((parseCommandLine(['sql', '--endpoint', '127.0.0.1:50051'], env) as { connection: { endpoint: { display: string } } }).connection.endpoint.display, 'grpc://127.0.0.1:50051');
+  t.is((parseCommandLine(['sql', '--endpoint', 'localhost:8090'], env) as { connection: { endpoint: { display: string } } }).connection.endpoint.display, 'http://localhost:8090');
+  t.is((parseCommandLine(['status', '--endpoint', 'quarry.example.com:443'], env) as { connection: { endpoint: { display: string } } }).connection.endpoint.display, 'https://quarry.example.com');
+});
+
+test('HTTP to a port that does not speak HTTP/1.1 (quarryd\'s Flight port) says so and names grpc://', async (t) => {
+  const server = await new Promise<import('node:net').Server>((resolve) => {
+    const listening = createServer((socket) => socket.end('\u0000\u0000\u0012\u0004\u0000\u0000\u0000\u0000\u0000garbage'));
+    listening.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  try {
+    const port = (server.address() as import('node:net').AddressInfo).port;
+    const result = await runQuarry(['sql', '--endpoint', `http://127.0.0.1:${port}`, '-e', 'select 1']);
+    t.is(result.code, 1);
+    t.regex(result.stderr, new RegExp(`request to http://127\\.0\\.0\\.1:${port} \\(HTTP API\\) failed: .*the server there does not speak HTTP/1\\.1: if it is quarryd's Flight SQL port, use grpc://127\\.0\\.0\\.1:${port}`));
+  } finally {
+    server.close();
+  }
 });

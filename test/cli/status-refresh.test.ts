@@ -15,7 +15,7 @@ async function withRuntime(run: (runtime: FakeRuntime) => Promise<void>, options
   }
 }
 
-test('status prints NAME ENDPOINT STATUS for every listener', async (t) => {
+test('status prints NAME ENDPOINT STATUS for every listener, then each dataset with its load', async (t) => {
   await withRuntime(async (runtime) => {
     const result = await runQuarry(['status', '--endpoint', runtime.endpoint]);
     t.is(result.code, 0, result.stderr);
@@ -27,6 +27,11 @@ test('status prints NAME ENDPOINT STATUS for every listener', async (t) => {
         'flight         127.0.0.1:50051  Disabled',
         'metrics        N/A              Disabled',
         'opentelemetry  127.0.0.1:50052  Error: exporter unreachable',
+        '',
+        'DATASET  STATUS        ACCELERATED  LOAD',
+        'people   Ready         no           live',
+        'orders   Ready         yes          loaded 1,234,567 rows, 50.0 MiB in 4s at 10:00:04',
+        'trips    Initializing  yes          reading [█████░░░░░░░░░░░░░░░]  25.0%  5,000,000 / 20,000,000 rows  250.0 MiB / 1000.0 MiB  1,000,000 rows/s  ETA 15s  (queries answered by the source meanwhile)',
         '',
       ].join('\n'),
     );

@@ -3,6 +3,8 @@ import pg from 'pg';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { withRuntime } from '../helpers/runtime.js';
 import { withFlight } from '../flight/flight-helpers.js';
+import { createLogger } from '../../core/log.js';
+import { PostgresSource } from '../../plugins/connector-postgres/postgres-source.js';
 import { datasetStatuses, jsonRows, logFields, manifestWith } from './helpers.js';
 
 // One real PostgreSQL server (Debian's postgresql 15) for the file; each test uses its own tables.
@@ -183,4 +185,17 @@ test('postgres: pg_connection_string with sslmode=prefer connects to a server wi
   await withRuntime(t, { manifest }, async ({ sql }) => {
     t.deepEqual(await jsonRows(await sql('SELECT count(*) AS n FROM orders')), [{ n: 4 }]);
   });
+});
+
+test('postgres: a load\'s row total is PostgreSQL\'s own estimate; none for a view or a table never analysed', async (t) => {
+  await execute(`CREATE TABLE shop.counted AS SELECT n FROM generate_series(1, 1234) AS n; ANALYZE shop.counted;
+    CREATE TABLE shop.unanalysed (n int4); CREATE VIEW shop.counted_view AS SELECT * FROM shop.counted`);
+  const source = (table: string) =>
+    new PostgresSource(
+      { name: table, from: `postgres:shop.${table}`, scheme: 'postgres', location: `shop.${table}`, params: {}, baseDirectory: '.', log: createLogger({ sink: () => undefined }) },
+      { config: { host: server.host, port: server.port, user: server.user, database: server.database }, sslMode: 'disable', table: ['shop', table] },
+    );
+  t.is(await source('counted').estimateRows(), 1234);
+  t.is(await source('unanalysed').estimateRows(), undefined);
+  t.is(await source('counted_view').estimateRows(), undefined);
 });

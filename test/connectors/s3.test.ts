@@ -65,10 +65,13 @@ test('s3: an accelerated dataset loads from the bucket; refresh picks up a chang
   const manifest = manifestWith(dataset('prices', 's3://lake/prices/', keyParams(), '\n    acceleration:\n      enabled: true'));
   await withRuntime(t, { manifest }, async ({ sql, baseUrl }) => {
     t.deepEqual(await jsonRows(await sql('SELECT price FROM prices')), [{ price: 10 }]);
-    await s3.put('lake', 'prices/p.parquet', await parquet('SELECT 1 AS id, 12 AS price'));
+    const changed = await parquet('SELECT 1 AS id, 12 AS price');
+    await s3.put('lake', 'prices/p.parquet', changed);
     t.deepEqual(await jsonRows(await sql('SELECT price FROM prices', { headers: { 'cache-control': 'no-cache' } })), [{ price: 10 }], 'served from the acceleration until refreshed');
     const refreshed = await fetch(`${baseUrl}/v1/datasets/prices/acceleration/refresh`, { method: 'POST' });
-    t.is(refreshed.status, 201, await refreshed.text());
+    t.is(refreshed.status, 201);
+    // The refresh downloaded the changed object (its bytes counted as they came) and wrote one row.
+    t.like(((await refreshed.json()) as { dataset: { last_load: unknown } }).dataset.last_load, { kind: 'refresh', rows: 1, bytes: changed.length });
     t.deepEqual(await jsonRows(await sql('SELECT price FROM prices', { headers: { 'cache-control': 'no-cache' } })), [{ price: 12 }]);
   });
 });

@@ -1,6 +1,6 @@
 import type { ConnectionOptions, OutputFormat } from '../arguments.js';
 import { EXIT_OK, UsageError, describeError, exitCodeFor } from '../errors.js';
-import { red, type CliIo } from '../output.js';
+import { red, writeTo, type CliIo } from '../output.js';
 import { runRepl } from '../repl/repl.js';
 import { splitStatements } from '../sql/statement-splitter.js';
 import { runStatement } from '../statement-runner.js';
@@ -33,13 +33,19 @@ async function executeOnce(sql: string, format: OutputFormat, transport: QueryTr
   // The last statement needs no `;`, as with any SQL client's -e.
   if (remainder.trim() !== '') statements.push(remainder.trim());
   if (statements.length === 0) throw new UsageError('--execute holds no SQL statement (only comments or blanks)');
-  for (const statement of statements) {
+  // Several statements with -o json: one JSON document, an array holding each statement's rows.
+  const jsonArray = format === 'json' && statements.length > 1;
+  if (jsonArray) await writeTo(io.stdout, '[');
+  for (const [index, statement] of statements.entries()) {
     try {
-      await runStatement(transport, statement, { format, out: io.stdout });
+      await runStatement(transport, statement, { format, out: io.stdout, notes: io.stderr, noTrailingNewline: jsonArray, ...(jsonArray && index > 0 ? { prefix: ',' } : {}) });
     } catch (error) {
+      // The array is closed after the results that came whole; stderr says which statement failed.
+      if (jsonArray) await writeTo(io.stdout, ']\n');
       io.stderr.write(`${red(describeError(error, 'query'), io.stderr, io.env)}\n`);
       return exitCodeFor(error);
     }
   }
+  if (jsonArray) await writeTo(io.stdout, ']\n');
   return EXIT_OK;
 }

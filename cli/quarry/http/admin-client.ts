@@ -1,6 +1,7 @@
 import type { RefreshMode } from '../arguments.js';
 import { TransportError } from '../errors.js';
 import type { HttpClient } from './http-client.js';
+import type { DatasetProgress } from '../render/load-progress.js';
 
 /** One row of `GET /v1/status`: a listener (http, flight, metrics, ...) and its state. */
 export interface ComponentStatus {
@@ -16,6 +17,37 @@ export async function fetchStatus(client: HttpClient): Promise<ComponentStatus[]
   return parsed.map((entry: unknown) => {
     const record = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
     return { name: textOf(record['name']), endpoint: textOf(record['endpoint']), status: statusText(record['status']) };
+  });
+}
+
+/** One row of `GET /v1/datasets`, as `quarry status` shows it. */
+export interface DatasetRow {
+  name: string;
+  status: string;
+  accelerated: boolean;
+  servedFrom: string;
+  progress: DatasetProgress | null;
+  lastLoad: { rows: number | null; bytes: number | null; duration_ms: number; finished_at: string } | null;
+  error: string | null;
+}
+
+export async function fetchDatasets(client: HttpClient): Promise<DatasetRow[]> {
+  const { text } = await client.sendForText('v1/datasets', { method: 'GET', headers: { accept: 'application/json' } });
+  const parsed = parseJson(text, client);
+  if (!Array.isArray(parsed)) throw new TransportError(`${client.endpoint.display}/v1/datasets did not answer a JSON array`);
+  return parsed.map((entry: unknown) => {
+    const record = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
+    const progress = record['progress'];
+    const lastLoad = record['last_load'];
+    return {
+      name: textOf(record['name']),
+      status: statusText(record['status']),
+      accelerated: record['acceleration_enabled'] === true,
+      servedFrom: typeof record['served_from'] === 'string' ? record['served_from'] : 'N/A',
+      progress: typeof progress === 'object' && progress !== null ? (progress as DatasetProgress) : null,
+      lastLoad: typeof lastLoad === 'object' && lastLoad !== null ? (lastLoad as DatasetRow['lastLoad']) : null,
+      error: typeof record['error'] === 'string' ? record['error'] : null,
+    };
   });
 }
 

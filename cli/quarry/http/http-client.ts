@@ -130,8 +130,10 @@ export class HttpClient {
       return new TransportError(`TLS connection to ${endpoint} failed: ${detail} (for a private CA pass --tls-root-certificate-file)`, { cause: error });
     }
     // A TLS listener hangs up on plain HTTP: the likeliest cause of a reset on http://.
-    const hint = code === 'ECONNRESET' && !this.options.endpoint.tls ? '; is it an https:// endpoint?' : '';
-    return new TransportError(`request to ${endpoint} failed: ${detail}${code ? ` (${code})` : ''}${hint}`, { cause: error });
+    let hint = code === 'ECONNRESET' && !this.options.endpoint.tls ? '; is it an https:// endpoint?' : '';
+    // Something answered, but not in HTTP/1.1: most often quarryd's Flight (gRPC, HTTP/2) port.
+    if (code?.startsWith('HPE_')) hint = `; the server there does not speak HTTP/1.1: if it is quarryd's Flight SQL port, use grpc://${this.options.endpoint.url.host}`;
+    return new TransportError(`request to ${endpoint} (HTTP API) failed: ${detail}${code ? ` (${code})` : ''}${hint}`, { cause: error });
   }
 }
 

@@ -27,7 +27,11 @@ export function columnsOf(schema: Schema | undefined): BoxColumn[] {
  * Reads the whole result stream but keeps only the first `limit` rows, formatted: the
  * total row count needs every batch, the memory does not.
  */
-export async function collectResult(result: ArrowQueryResult, limit: number = DISPLAY_ROW_LIMIT): Promise<CollectedResult> {
+export async function collectResult(
+  result: Pick<ArrowQueryResult, 'schema' | 'batches'>,
+  limit: number = DISPLAY_ROW_LIMIT,
+  onRows?: (received: number) => void,
+): Promise<CollectedResult> {
   const columns = columnsOf(result.schema);
   const rows: string[][] = [];
   let totalRows = 0;
@@ -38,6 +42,7 @@ export async function collectResult(result: ArrowQueryResult, limit: number = DI
       rows.push(children.map((column) => formatValue(column, row)));
     }
     totalRows += batch.numRows;
+    onRows?.(totalRows);
   }
   return { columns, rows, totalRows };
 }

@@ -5,6 +5,7 @@ import { StatementBuffer } from '../sql/statement-splitter.js';
 import { runStatement } from '../statement-runner.js';
 import type { QueryTransport } from '../transport/query-transport.js';
 import type { QueryHistory } from './history.js';
+import { collectResult } from '../render/result-collector.js';
 import { parseReplCommand, REPL_HELP } from './repl-commands.js';
 
 export const PROMPT = 'sql> ';
@@ -20,6 +21,10 @@ export interface ReplSessionOptions {
   history: QueryHistory;
   /** Forgets the lines readline keeps for arrow-key recall (`.clear history`). */
   clearRecall: () => void;
+  /** A statement typed over `lines` lines becomes one recall entry in their place. */
+  recallStatement?: (lines: number, statement: string) => void;
+  /** On a terminal: its width (tables are fitted to it), a spinner for slow queries, a pager for long results. */
+  terminal?: { columns: () => number | undefined; show: (text: string) => Promise<void> };
 }
 
 /**
@@ -31,10 +36,17 @@ export class ReplSession {
   private readonly buffer = new StatementBuffer();
   private lastError: { error: unknown; sql: string } | undefined;
   private running: AbortController | undefined;
+  /** The lines of the statement being typed, for its history entry. */
+  private statementLines: string[] = [];
+  private format: OutputFormat | 'line';
+  private expanded = false;
+  private timing = true;
   /** Statements that failed; piped (non-interactive) input exits 1 when any did. */
   failures = 0;
 
-  constructor(private readonly options: ReplSessionOptions) {}
+  constructor(private readonly options: ReplSessionOptions) {
+    this.format = options.format;
+  }
 
   get prompt(): string {
     return this.buffer.isEmpty ? PROMPT : CONTINUATION_PROMPT;
@@ -46,10 +58,10 @@ export class ReplSession {
 
   /** Handles one entered line; resolves to 'exit' when the user asked to leave. */
   async handleLine(line: string): Promise<'continue' | 'exit'> {
-    this.options.history.add(line);
     if (this.buffer.isEmpty) {
       const command = parseReplCommand(line);
       if (command) {
+        this.options.history.add(line);
         switch (command.kind) {
           case 'exit':
             return 'exit';
@@ -70,14 +82,44 @@ export class ReplSession {
           case 'sql':
             await this.execute(command.sql);
             return 'continue';
+          case 'describe':
+            await this.describe(command.table, command.style);
+            return 'continue';
+          case 'expanded':
+            this.expanded = command.on ?? !this.expanded;
+            await this.write(`Expanded display is ${this.expanded ? 'on' : 'off'}.\n`);
+            return 'continue';
+          case 'timing':
+            this.timing = command.on ?? !this.timing;
+            await this.write(`Timing is ${this.timing ? 'on' : 'off'}.\n`);
+            return 'continue';
+          case 'mode':
+            if (command.mode === undefined) await this.write(`current output mode: ${this.format}\n`);
+            else this.format = command.mode;
+            return 'continue';
+          case 'invalid':
+            await this.write(`${command.message}\n`);
+            return 'continue';
         }
       }
     }
-    for (const statement of this.buffer.push(line)) {
+    if (line.trim() !== '') this.statementLines.push(line);
+    const statements = this.buffer.push(line);
+    // The statement is whole (or the line was a comment): it goes into the history as one entry.
+    if (this.buffer.isEmpty && this.statementLines.length > 0) this.rememberStatement();
+    for (const statement of statements) {
       // A cancelled query also cancels the statements typed after it on the same line.
       if ((await this.execute(statement)) === 'cancelled') break;
     }
     return 'continue';
+  }
+
+  private rememberStatement(): void {
+    const lines = this.statementLines;
+    this.statementLines = [];
+    const entry = lines.map((line) => line.trim()).join(' ');
+    this.options.history.add(entry);
+    if (lines.length > 1) this.options.recallStatement?.(lines.length, entry);
   }
 
   /** Ctrl-C while a query runs: aborts it. Returns false when nothing was running. */
@@ -90,13 +132,34 @@ export class ReplSession {
   /** Ctrl-C while typing: drops the statement collected so far. */
   cancelInput(): void {
     this.buffer.clear();
+    this.statementLines = [];
   }
 
-  private async execute(sql: string): Promise<'done' | 'failed' | 'cancelled'> {
+  private async execute(sql: string, whenEmpty?: string): Promise<'done' | 'failed' | 'cancelled'> {
     const controller = new AbortController();
     this.running = controller;
     try {
-      await runStatement(this.options.transport, sql, { format: this.options.format, out: this.options.out, signal: controller.signal });
+      if (whenEmpty !== undefined) {
+        // (\d NAME) an empty answer means no such table: say that rather than "No results".
+        const probe = await collectResult(await this.options.transport.queryArrow(sql, { signal: controller.signal }), 0);
+        if (probe.totalRows === 0) {
+          await this.write(whenEmpty);
+          return 'done';
+        }
+      }
+      const terminal = this.options.terminal;
+      const columns = terminal?.columns();
+      await runStatement(this.options.transport, sql, {
+        format: this.format === 'line' ? 'table' : this.format,
+        out: this.options.out,
+        signal: controller.signal,
+        display: {
+          layout: this.format === 'line' ? 'line' : this.expanded ? 'expanded' : 'table',
+          timing: this.timing,
+          ...(columns ? { maxTableWidth: columns } : {}),
+        },
+        ...(terminal ? { spinner: true, show: terminal.show } : {}),
+      });
       return 'done';
     } catch (error) {
       if (error instanceof CancelledError || controller.signal.aborted) {
@@ -109,6 +172,33 @@ export class ReplSession {
       return 'failed';
     } finally {
       this.running = undefined;
+    }
+  }
+
+  /**
+   * `\d NAME` (its columns: name, type, nullable) and `.schema NAME` (as CREATE TABLE), read
+   * from `information_schema.columns` like any query, so access rules apply alike.
+   */
+  private async describe(table: string, style: 'columns' | 'create'): Promise<void> {
+    const parts = table.replace(/"/g, '').split('.');
+    const name = parts.at(-1)!;
+    const schema = parts.length > 1 ? parts.at(-2) : undefined;
+    const sql = `SELECT column_name AS "Column", data_type AS "Type", is_nullable AS "Nullable" FROM information_schema.columns WHERE table_name = ${literal(name)}${schema ? ` AND table_schema = ${literal(schema)}` : ''} ORDER BY table_schema, ordinal_position`;
+    if (style === 'columns') {
+      await this.execute(sql, `Did not find any table named "${table}". \\dt lists them.\n`);
+      return;
+    }
+    try {
+      const result = await collectResult(await this.options.transport.queryArrow(sql, {}));
+      if (result.rows.length === 0) {
+        await this.write(`Did not find any table named "${table}". .tables lists them.\n`);
+        return;
+      }
+      const columns = result.rows.map(([column, type, nullable]) => `${quoteName(column ?? '')} ${type}${nullable === 'NO' ? ' NOT NULL' : ''}`);
+      await this.write(`CREATE TABLE ${parts.map(quoteName).join('.')}(${columns.join(', ')});\n`);
+    } catch (error) {
+      this.lastError = { error, sql };
+      await this.write(`${red(describeError(error, 'query'), this.options.out, this.options.env)}\n`);
     }
   }
 
@@ -132,4 +222,13 @@ export class ReplSession {
   private write(text: string): Promise<void> {
     return writeTo(this.options.out, text);
   }
+}
+
+function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** A name as SQL needs it: bare when it is a plain lower-case word, else in double quotes. */
+function quoteName(name: string): string {
+  return /^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`;
 }

@@ -10,7 +10,7 @@ import { CommandStatementQuerySchema } from '../../../core/flight/generated/arro
 import { flightAddress, type Endpoint } from '../endpoint.js';
 import { CancelledError, RuntimeUnavailableError, TransportError } from '../errors.js';
 import { translateFlightError } from './flight-errors.js';
-import type { ArrowQueryResult, CacheStatus, QueryOptions, QueryTransport, TextFormat, TextQueryResult } from './query-transport.js';
+import { servedFromSourceOf, type ArrowQueryResult, type CacheStatus, type QueryOptions, type QueryTransport, type TextFormat, type TextQueryResult } from './query-transport.js';
 
 export interface FlightTransportOptions {
   endpoint: Endpoint;
@@ -48,7 +48,12 @@ export class FlightQueryTransport implements QueryTransport {
     } catch (error) {
       throw this.translate(error, signal);
     }
-    return { schema: stream.schema, batches: this.guarded(stream, signal), cacheStatus: cacheStatusOf(stream.headers) };
+    return {
+      schema: stream.schema,
+      batches: this.guarded(stream, signal),
+      cacheStatus: cacheStatusOf(stream.headers),
+      servedFromSource: servedFromSourceOf((name) => metadataText(stream.headers, name)),
+    };
   }
 
   async queryText(sql: string, format: TextFormat, options: QueryOptions): Promise<TextQueryResult> {
@@ -57,7 +62,7 @@ export class FlightQueryTransport implements QueryTransport {
     const result = await this.queryArrow(sql, options);
     if (!result.schema) throw new TransportError(`${this.endpoint} sent no result schema`);
     const input = { schema: result.schema, batches: result.batches };
-    return { chunks: format === 'json' ? encodeJson(input) : encodeCsv(input), cacheStatus: result.cacheStatus };
+    return { chunks: format === 'json' ? encodeJson(input) : encodeCsv(input), cacheStatus: result.cacheStatus, servedFromSource: result.servedFromSource };
   }
 
   close(): void {
@@ -157,4 +162,9 @@ function cacheStatusOf(headers: Metadata): CacheStatus {
   const value = headers.get('x-cache')[0] ?? headers.get('results-cache-status')[0];
   const text = typeof value === 'string' ? value : value?.toString('utf8');
   return text ? text.trim() : undefined;
+}
+
+function metadataText(headers: Metadata, name: string): string | undefined {
+  const value = headers.get(name)[0];
+  return value === undefined ? undefined : String(value);
 }

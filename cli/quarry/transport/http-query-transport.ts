@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { RecordBatchReader, type RecordBatch } from 'apache-arrow';
 import { ServerError, TransportError } from '../errors.js';
 import type { HttpClient } from '../http/http-client.js';
-import type { ArrowQueryResult, CacheStatus, QueryOptions, QueryTransport, TextFormat, TextQueryResult } from './query-transport.js';
+import { servedFromSourceOf, type ArrowQueryResult, type CacheStatus, type QueryOptions, type QueryTransport, type TextFormat, type TextQueryResult } from './query-transport.js';
 
 const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
 const acceptFor: Record<TextFormat, string> = { json: 'application/json', csv: 'text/csv' };
@@ -31,6 +31,7 @@ export class HttpQueryTransport implements QueryTransport {
         schema: reader.schema ?? undefined,
         batches: this.guarded(reader as AsyncIterable<RecordBatch>, response.body, options.signal),
         cacheStatus: cacheStatusOf(response.headers),
+        servedFromSource: servedFromSourceOf((name) => headerText(response.headers, name)),
       };
     } catch (error) {
       throw this.client.translateError(error, options.signal);
@@ -42,6 +43,7 @@ export class HttpQueryTransport implements QueryTransport {
     return {
       chunks: this.guarded(response.body as AsyncIterable<Uint8Array>, response.body, options.signal),
       cacheStatus: cacheStatusOf(response.headers),
+      servedFromSource: servedFromSourceOf((name) => headerText(response.headers, name)),
     };
   }
 
@@ -98,4 +100,9 @@ function cacheStatusOf(headers: IncomingHttpHeaders): CacheStatus {
   const value = headers['x-cache'] ?? headers['results-cache-status'];
   const text = Array.isArray(value) ? value[0] : value;
   return text ? text.trim() : undefined;
+}
+
+function headerText(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
 }

@@ -36,15 +36,29 @@ export interface QueryOptions {
 /** What the runtime's result cache did with a query (`x-cache`): HIT, MISS, STALE, BYPASS, or undefined. */
 export type CacheStatus = string | undefined;
 
+/**
+ * `x-quarry-served-from: source`: the query read accelerated datasets whose first load was
+ * still running, so the source answered; `x-quarry-loading` names them. Undefined otherwise.
+ */
+export type ServedFromSource = string[] | undefined;
+
 export interface ArrowQueryResult {
   /** Undefined when the runtime sent no schema at all (a statement without a result). */
   schema: Schema | undefined;
   batches: AsyncIterable<RecordBatch>;
   cacheStatus: CacheStatus;
+  servedFromSource: ServedFromSource;
 }
 
 export interface TextQueryResult {
   /** The encoded result, chunk by chunk as the batches arrive. */
   chunks: AsyncIterable<Uint8Array>;
   cacheStatus: CacheStatus;
+  servedFromSource: ServedFromSource;
+}
+
+/** The datasets a response says are still loading, from its headers (HTTP) or metadata (Flight). */
+export function servedFromSourceOf(header: (name: string) => string | undefined): ServedFromSource {
+  if (header('x-quarry-served-from')?.toLowerCase() !== 'source') return undefined;
+  return (header('x-quarry-loading') ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
 }

@@ -12,6 +12,7 @@ import { quoteIdentifier, quoteLiteral } from '../sql-text.js';
 import { columnDefinitions } from './duckdb-column-types.js';
 import { plannedScans, type PlannedScan } from './plan-pushdown.js';
 import { scanIntoTable } from './scan-into-table.js';
+import type { LoadProgressSink } from '../load-progress.js';
 
 type RunStatement = (sql: string) => Promise<void>;
 
@@ -106,8 +107,8 @@ export class FetchDatasets {
       allowedPaths: source.allowedPaths,
       allowedDirectories: source.allowedDirectories,
       ...(source.setupStatements ? { setupStatements: source.setupStatements } : {}),
-      synchronise: (signal) => {
-        if (!justSynchronised) return synchronise(signal);
+      synchronise: (signal, progress) => {
+        if (!justSynchronised) return synchronise(signal, progress);
         justSynchronised = false;
         return Promise.resolve();
       },
@@ -174,12 +175,13 @@ export class FetchDatasets {
       tableExpression: view,
       allowedPaths: live.allowedPaths,
       allowedDirectories: [],
-      synchronise: async (signal) => {
+      synchronise: async (signal, progress) => {
         const started = performance.now();
         const connection = await this.#connect();
         try {
           await connection.run(`CREATE OR REPLACE TABLE ${rows} (${columns})`);
-          const count = await scanIntoTable({ connection, source, schema, request: { signal }, table: { catalog: STAGING_DATABASE, schema: 'main', name: rowsName } });
+          if (progress && source.estimateRows) reportEstimate(source.estimateRows(signal), progress, (error) => this.#log.debug('the source gave no row estimate', { dataset: config.name, error: (error as Error).message }));
+          const count = await scanIntoTable({ connection, source, schema, request: { signal }, table: { catalog: STAGING_DATABASE, schema: 'main', name: rowsName }, progress });
           await connection.run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM ${rows}`);
           this.#log.debug('fetched dataset rows into staging', { dataset: config.name, rows: count, ms: Math.round(performance.now() - started) });
         } finally {
@@ -419,4 +421,11 @@ export function describeFilter(filter: ScanFilter): string {
   if (filter.operator === 'IN') return `${filter.column} IN (${filter.values.map(show).join(', ')})`;
   if (!('value' in filter)) return `${filter.column} ${filter.operator}`;
   return `${filter.column} ${filter.operator} ${show(filter.value)}`;
+}
+
+/** The source's row estimate, when it comes, as the load's total; an estimate never fails a load. */
+function reportEstimate(estimate: Promise<number | undefined>, progress: LoadProgressSink, onError: (error: unknown) => void): void {
+  estimate.then((rows) => {
+    if (rows !== undefined && Number.isFinite(rows) && rows >= 0) progress.total({ rows });
+  }, onError);
 }

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { Schema, type RecordBatch } from 'apache-arrow';
 import { appendBatches } from '../append.js';
 import type { FetchSource, ScanRequest } from '../sources/connector.js';
+import type { LoadProgressSink } from '../load-progress.js';
 
 /**
  * Reads a fetch source into an existing table through DuckDB's appender, one transaction.
@@ -13,6 +14,8 @@ export async function scanIntoTable(options: {
   schema: Schema;
   request: ScanRequest;
   table: { catalog: string; schema: string; name: string };
+  /** A load's progress: each batch's rows and Arrow bytes as it arrives. */
+  progress?: LoadProgressSink;
 }): Promise<number> {
   const { request } = options;
   // Batches hold the requested columns in the request's order.
@@ -23,15 +26,16 @@ export async function scanIntoTable(options: {
     connection: options.connection,
     table: options.table,
     schema: new Schema(fields),
-    batches: checkedBatches(options.source.scan(request), fields.length),
+    batches: checkedBatches(options.source.scan(request), fields.length, options.progress),
     signal: request.signal,
   });
 }
 
 /** Holds the source to its contract: every batch has exactly the columns asked for. */
-async function* checkedBatches(batches: AsyncIterable<RecordBatch>, columns: number): AsyncIterable<RecordBatch> {
+async function* checkedBatches(batches: AsyncIterable<RecordBatch>, columns: number, progress: LoadProgressSink | undefined): AsyncIterable<RecordBatch> {
   for await (const batch of batches) {
     if (batch.numCols !== columns) throw new Error(`the connector returned a batch of ${batch.numCols} columns where ${columns} were asked for`);
+    progress?.read(batch.numRows, batch.data.byteLength);
     yield batch;
   }
 }

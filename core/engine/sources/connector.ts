@@ -1,4 +1,5 @@
 import type { RecordBatch, Schema } from 'apache-arrow';
+import type { LoadProgressSink } from '../load-progress.js';
 import type { Logger } from '../../log.js';
 
 /**
@@ -53,9 +54,10 @@ export interface EngineSource {
   readonly setupStatements?: readonly string[];
   /**
    * Brings a local mirror up to date (e.g. objects downloaded from a bucket) before each load
-   * or refresh and, for a dataset read live, before the queries that read it.
+   * or refresh and, for a dataset read live, before the queries that read it. A load passes
+   * `progress`: report what was downloaded (bytes) and the total where known.
    */
-  synchronise?(signal: AbortSignal): Promise<void>;
+  synchronise?(signal: AbortSignal, progress?: LoadProgressSink): Promise<void>;
   close?(): Promise<void>;
 }
 
@@ -87,6 +89,11 @@ export interface FetchSource {
    * An upstream failure must throw: an error never becomes an empty result.
    */
   scan(request: ScanRequest): AsyncIterable<RecordBatch>;
+  /**
+   * Optional: about how many rows a whole scan reads (e.g. PostgreSQL's statistics), for a
+   * load's progress. Undefined when the source does not know; it never fails a load.
+   */
+  estimateRows?(signal: AbortSignal): Promise<number | undefined>;
   /**
    * Optional: codes of the source's own errors (QuarryErrors it throws from `scan`, their
    * messages naming the dataset) that reach the client as they are — e.g. a cluster's

@@ -2,7 +2,7 @@
  * Result encoders: `{ schema, batches }` → an async iterable of Buffers for the HTTP layer
  * to write with back-pressure. Each starts producing output with the first batch.
  */
-export { encodeJson, JsonRowWriter, jsonKeysFor } from './json.js';
+export { encodeJson, encodeNdjson, JsonRowWriter, jsonKeysFor } from './json.js';
 export { encodeCsv, CsvRowWriter, csvHeader, type CsvEncoderOptions } from './csv.js';
 export { encodeArrowStream, type ArrowIpcEncoderOptions } from './arrow-ipc.js';
 export { encodeTable, renderTable, MAX_TABLE_BYTES } from './table.js';

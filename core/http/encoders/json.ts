@@ -25,14 +25,30 @@ export function jsonKeysFor(schema: Schema): string[] {
   });
 }
 
-/** Renders batches of one schema to JSON object rows, `,` between rows. */
+/** Renders batches of one schema to JSON object rows, `,` between rows (a line break with `separator: '\n'`: NDJSON). */
 export class JsonRowWriter extends BatchTextWriter {
-  constructor(schema: Schema) {
+  constructor(schema: Schema, separator = ',') {
     // `{"a":` before the first column, `,"b":` before the others; `{}` for no columns.
     const keys = jsonKeysFor(schema).map((key, i) => Buffer.from(`${i === 0 ? '{' : ','}${JSON.stringify(key)}:`, 'utf8'));
-    super(schema, 'json', new RowInterleaver(keys, Buffer.from(keys.length === 0 ? '{}' : '}'), Buffer.from(',')));
+    super(schema, 'json', new RowInterleaver(keys, Buffer.from(keys.length === 0 ? '{}' : '}'), Buffer.from(separator)));
   }
 }
+
+/** The stream as NDJSON: one JSON object per row, each on its own line (nothing for no rows). */
+export async function* encodeNdjson(input: EncoderInput, options: TextEncoderOptions = {}): AsyncGenerator<Buffer, void, undefined> {
+  const output = new ChunkedOutput(options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
+  const rows = new JsonRowWriter(input.schema, '\n');
+  let any = false;
+  for await (const batch of input.batches) {
+    rows.writeBatch(batch, output);
+    any ||= batch.numRows > 0;
+    if (output.hasReady) yield* output.take();
+  }
+  if (any) output.write(NEWLINE);
+  yield* output.take(true);
+}
+
+const NEWLINE = Buffer.from('\n');
 
 /**
  * Encodes the stream as one JSON array. After each batch, every full `chunkBytes` of

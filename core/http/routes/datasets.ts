@@ -38,6 +38,12 @@ function describe(dataset: DatasetStatus) {
         }
       : null,
     loaded_at: dataset.loadedAt ?? null,
+    // The load or refresh running now (rows and bytes so far, totals, rate, ETA); null when none runs.
+    progress: dataset.progress ?? null,
+    // The last load or refresh that finished: rows written, bytes read, how long it took.
+    last_load: dataset.lastLoad ?? null,
+    // Accelerated but not loaded yet: queries naming it are answered by the source meanwhile.
+    served_from: dataset.accelerated ? (dataset.servedFromSource ? 'source' : 'acceleration') : 'source',
   };
 }
 

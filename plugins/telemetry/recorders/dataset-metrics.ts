@@ -7,7 +7,7 @@ export function datasetEngine(dataset: DatasetStatus): string {
 }
 
 /**
- * `dataset_load_state`, `dataset_active_count` (read from the engine at each collection) and
+ * `dataset_load_state`, `dataset_active_count`, `dataset_load_rows`, `dataset_load_bytes` (read from the engine at each collection) and
  * `dataset_load_errors` (counted on each change into the error state). Called in `startup`,
  * when the engine exists; returns the handler the state watcher calls on each change.
  */
@@ -28,6 +28,22 @@ export function recordDatasetMetrics(runtime: PluginRuntime): (dataset: DatasetS
     }
     return [...counts].map(([name, value]) => ({ value, attributes: { engine: name } }));
   });
+  // The running load's figures, or the last finished load's: a series per accelerated dataset once it has loaded or begun to.
+  const loadFigure = (figure: (dataset: DatasetStatus) => number | null | undefined) => () =>
+    engine.datasets().flatMap((dataset) => {
+      const value = figure(dataset);
+      return value === null || value === undefined ? [] : [{ value, attributes: { dataset: dataset.name } }];
+    });
+  metrics.gauge(
+    'dataset_load_rows',
+    { description: 'Rows read by the running load or refresh of each dataset so far (none while the engine reads CSV or JSON files, whose rows it only guesses), or written by the last one once it finished.' },
+    loadFigure((dataset) => (dataset.progress ? dataset.progress.rows_read : dataset.lastLoad?.rows)),
+  );
+  metrics.gauge(
+    'dataset_load_bytes',
+    { description: 'Bytes read by the running load or refresh of each dataset so far (Arrow bytes fetched, or the share of its local files read), or by the last one once it finished.' },
+    loadFigure((dataset) => (dataset.progress ? dataset.progress.bytes_read : dataset.lastLoad?.bytes)),
+  );
   const loadErrors = metrics.counter('dataset_load_errors', { description: 'Times a dataset failed to load (entered the error state), by dataset.' });
   // Every dataset has a series from the start: a scrape shows 0 rather than nothing.
   for (const dataset of engine.datasets()) loadErrors.add(0, { dataset: dataset.name });

@@ -8,6 +8,8 @@ export type CannedResult =
   | { kind: 'table'; table: Table; cacheStatus?: string }
   | { kind: 'error'; status: number; code: string; message: string }
   | { kind: 'hang' }
+  /** Answered with `table` when the test calls `releaseHeld()`: a query that takes as long as the test wants. */
+  | { kind: 'held'; table: Table }
   /** Sends the first part of the Arrow answer, then drops the connection (a runtime dying mid-result). */
   | { kind: 'cut-off'; table: Table };
 
@@ -43,5 +45,6 @@ export const cannedResults: Record<string, CannedResult> = {
   'select * from secrets': { kind: 'error', status: 403, code: 'ACCESS_DENIED', message: 'Access denied: reading files is not allowed' },
   'select * from missing': { kind: 'error', status: 400, code: 'TABLE_NOT_FOUND', message: 'Table "missing" does not exist' },
   'select * from slow': { kind: 'hang' },
+  'select * from held': { kind: 'held', table: new Table({ answer: vectorFromArray([42], new Int32()) }) },
   'select * from broken': { kind: 'cut-off', table: numbersTable(100_000) },
 };

@@ -25,10 +25,33 @@ export function temporaryHome(): string {
   return temporaryDirectory('quarry-cli-test-');
 }
 
-function spawnQuarry(args: readonly string[], options: CliEnvironment): ChildProcessWithoutNullStreams {
+function spawnQuarry(args: readonly string[], options: CliEnvironment, terminal?: TerminalSize): ChildProcessWithoutNullStreams {
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', QUARRY_HOME: options.home ?? temporaryHome(), ...options.env };
   if (!options.env || !('QUARRY_API_KEY' in options.env)) delete env['QUARRY_API_KEY'];
-  return spawn(process.execPath, ['--import', 'tsx', 'cli/quarry/main.ts', ...args], { cwd: repositoryRoot, env });
+  const command = [process.execPath, '--import', 'tsx', 'cli/quarry/main.ts', ...args];
+  if (!terminal) return spawn(command[0]!, command.slice(1), { cwd: repositoryRoot, env });
+  // A real pseudo-terminal (pty_bridge.py): readline, key handling, widths and pagers as a user gets them.
+  env['TERM'] = 'xterm';
+  return spawn('python3', [fileURLToPath(new URL('pty_bridge.py', import.meta.url)), String(terminal.columns), String(terminal.rows), ...command], { cwd: repositoryRoot, env });
+}
+
+export interface TerminalSize {
+  columns: number;
+  rows: number;
+}
+
+/**
+ * Starts the client in a real pseudo-terminal of the given size: `write` sends keys as typed
+ * (`\r` is Enter, `\u0003` Ctrl-C, `\u0004` Ctrl-D, `\t` Tab), `stdout` is what the terminal
+ * shows, escape sequences included (`screen` has them removed).
+ */
+export function startQuarryInTerminal(args: readonly string[], options: CliEnvironment & Partial<TerminalSize> = {}): QuarrySession {
+  return new QuarrySession(spawnQuarry(args, options, { columns: options.columns ?? 100, rows: options.rows ?? 40 }));
+}
+
+/** Terminal output without its control sequences (cursor moves, erases, colours). */
+export function withoutEscapes(text: string): string {
+  return text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\u001b[()][A-Z0-9]/g, '').replace(/\r/g, '');
 }
 
 /** Runs the client to completion, feeding `input` on stdin. */
@@ -69,6 +92,11 @@ export class QuarrySession {
     this.child.stdin.write(text);
   }
 
+  /** What was shown so far, without control sequences. */
+  get screen(): string {
+    return withoutEscapes(this.stdout);
+  }
+
   endInput(): void {
     this.child.stdin.end();
   }
@@ -79,7 +107,7 @@ export class QuarrySession {
 
   /** Resolves when stdout has `count` occurrences of `text`; rejects after `timeoutMs` with what was seen. */
   waitForOutput(text: string, count = 1, timeoutMs = 20_000): Promise<void> {
-    const satisfied = () => this.stdout.split(text).length - 1 >= count;
+    const satisfied = () => this.stdout.split(text).length - 1 >= count || withoutEscapes(this.stdout).split(text).length - 1 >= count;
     if (satisfied()) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -21,6 +21,18 @@ export interface FakeRuntimeOptions {
   apiKey?: string;
 }
 
+const DATASETS_BODY = [
+  { name: 'people', status: 'Ready', error: null, acceleration_enabled: false, served_from: 'source', progress: null, last_load: null },
+  {
+    name: 'orders', status: 'Ready', error: null, acceleration_enabled: true, served_from: 'acceleration', progress: null,
+    last_load: { kind: 'load', rows: 1234567, bytes: 52428800, duration_ms: 4200, finished_at: '2026-11-27T10:00:04.000Z' },
+  },
+  {
+    name: 'trips', status: 'Initializing', error: null, acceleration_enabled: true, served_from: 'source', last_load: null,
+    progress: { kind: 'load', phase: 'reading', rows_read: 5000000, rows_total: 20000000, bytes_read: 262144000, bytes_total: 1048576000, percent: 25, rows_per_second: 1000000, bytes_per_second: 52428800, eta_seconds: 15, elapsed_ms: 5000, started_at: '2026-11-27T10:00:00.000Z' },
+  },
+];
+
 export const STATUS_BODY = [
   { name: 'http', endpoint: '127.0.0.1:8090', status: 'Ready' },
   { name: 'flight', endpoint: '127.0.0.1:50051', status: 'Disabled' },
@@ -56,6 +68,13 @@ export class FakeRuntime {
     return this.requests.filter((request) => request.path === '/v1/sql').map((request) => request.body);
   }
 
+  /** Answers the `select * from held` queries waiting so far. */
+  releaseHeld(): void {
+    for (const answer of this.held.splice(0)) answer();
+  }
+
+  private readonly held: Array<() => void> = [];
+
   /** Resolves once a request matching the predicate arrived (e.g. a slow query, before cancelling it). */
   waitForRequest(predicate: (request: RecordedRequest) => boolean): Promise<void> {
     if (this.requests.some(predicate)) return Promise.resolve();
@@ -80,6 +99,8 @@ export class FakeRuntime {
     }
     if (recorded.method === 'POST' && path === '/v1/sql') return this.answerSql(recorded, response);
     if (recorded.method === 'GET' && path === '/v1/status') return sendJson(response, 200, STATUS_BODY);
+    // quarryd's /v1/datasets (status shows it): a live dataset, one loaded, one loading.
+    if (recorded.method === 'GET' && path === '/v1/datasets') return sendJson(response, 200, DATASETS_BODY);
     const refresh = /^\/v1\/datasets\/([^/]+)\/acceleration\/refresh$/.exec(path);
     if (recorded.method === 'POST' && refresh) return answerRefresh(decodeURIComponent(refresh[1]!), response);
     return sendError(response, 404, 'NOT_FOUND', `no route ${recorded.method} ${path}`);
@@ -92,6 +113,13 @@ export class FakeRuntime {
     if (canned.kind === 'error') return sendError(response, canned.status, canned.code, canned.message);
     // A query that never finishes: only the client going away ends it.
     if (canned.kind === 'hang') return;
+    if (canned.kind === 'held') {
+      this.held.push(() => {
+        response.writeHead(200, { 'content-type': 'application/vnd.apache.arrow.stream' });
+        response.end(tableToIPC(canned.table, 'stream'));
+      });
+      return;
+    }
     if (canned.kind === 'cut-off') {
       const bytes = tableToIPC(canned.table, 'stream');
       response.writeHead(200, { 'content-type': 'application/vnd.apache.arrow.stream' });
