@@ -55,7 +55,6 @@ export class DatasetRegistry {
   /** acceleration.retention_*: undefined without a connection to run them on (unit tests). */
   readonly #retention: RetentionChecks | undefined;
   readonly #connect: (() => Promise<DuckDBConnection>) | undefined;
-  readonly #progressLogMs: number;
 
   constructor(
     datasets: readonly DatasetConfig[],
@@ -73,12 +72,9 @@ export class DatasetRegistry {
       onChanged?: (dataset: string) => Promise<void>;
       /** A connection for retention checks (they run on their own, between loads) and for each accelerated dataset's loads. */
       connect?: () => Promise<DuckDBConnection>;
-      /** How often a running load logs its progress (default 5 s). */
-      progressLogMs?: number;
     },
   ) {
     this.#connect = options.connect;
-    this.#progressLogMs = options.progressLogMs ?? PROGRESS_LOG_MS;
     this.#baseDirectory = options.baseDirectory;
     this.#connectors = options.connectors;
     this.#loadParallelism = options.loadParallelism;
@@ -441,14 +437,19 @@ export class DatasetRegistry {
     const limit = parallelism ?? pending.length;
     let next = 0;
     const worker = async () => {
-      const connection = await connect();
+      // Only for datasets without a load connection of their own (engines made without `connect`).
+      let connection: DuckDBConnection | undefined;
+      const run = async (sql: string) => {
+        connection ??= await connect();
+        await connection.run(sql);
+      };
       try {
         while (next < pending.length) {
           const entry = pending[next++]!;
-          await this.#loadSlots.run(() => this.#loadFirst(entry, (sql: string) => connection.run(sql).then(() => undefined)));
+          await this.#loadSlots.run(() => this.#loadFirst(entry, run));
         }
       } finally {
-        connection.closeSync();
+        connection?.closeSync();
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, pending.length)) }, worker));
@@ -463,11 +464,14 @@ export class DatasetRegistry {
     if (!entry?.accelerationTable || this.#closed) return undefined;
     if (entry.state === 'initializing' || (entry.servedFromFile && entry.config.acceleration?.refresh_on_startup === 'always')) {
       await this.#loadSlots.run(async () => {
-        const connection = await connect();
+        let connection: DuckDBConnection | undefined;
         try {
-          await this.#loadFirst(entry, (sql: string) => connection.run(sql).then(() => undefined));
+          await this.#loadFirst(entry, async (sql: string) => {
+            connection ??= await connect();
+            await connection.run(sql);
+          });
         } finally {
-          connection.closeSync();
+          connection?.closeSync();
         }
       });
     }
@@ -532,7 +536,7 @@ export class DatasetRegistry {
   async #reporting(entry: DatasetEntry, progress: LoadProgress, work: () => Promise<void>): Promise<void> {
     entry.progress = progress;
     const message = progress.kind === 'load' ? 'dataset loading' : 'dataset refreshing';
-    const timer = setInterval(() => this.#log.info(message, { dataset: entry.config.name, ...progressFields(progress.snapshot()) }), this.#progressLogMs);
+    const timer = setInterval(() => this.#log.info(message, { dataset: entry.config.name, ...progressFields(progress.snapshot()) }), PROGRESS_LOG_MS);
     timer.unref();
     try {
       await work();

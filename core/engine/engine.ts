@@ -271,13 +271,17 @@ export class Engine implements EngineApi {
   }
 
   async refresh(name: string, overrides?: RefreshOverrides): Promise<DatasetStatus> {
-    const connection = await this.#instance.connect();
+    // An accelerated dataset refreshes on its own load connection; this one is opened only if it has none.
+    let connection: DuckDBConnection | undefined;
     try {
-      const status = await this.#registry.refresh(name, (sql) => connection.run(sql).then(() => undefined), overrides);
+      const status = await this.#registry.refresh(name, async (sql) => {
+        connection ??= await this.#instance.connect();
+        await connection.run(sql);
+      }, overrides);
       await this.#options.onDatasetChanged(status.name, 'refresh');
       return status;
     } finally {
-      connection.closeSync();
+      connection?.closeSync();
     }
   }
 
