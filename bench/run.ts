@@ -15,6 +15,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   startup: () => import('./startup/run.js'),
   cluster: () => import('./cluster/run.js'),
   ingest: () => import('./ingest/run.js'),
+  'query-overhead': () => import('./query-overhead/run.js'),
 };
 
 const name = process.argv[2];

@@ -17,10 +17,11 @@ export function requireWrk(): void {
 }
 
 /** `wrk -c<connections>` POSTing the SQL to `url` for `seconds`; parses throughput and latency percentiles. */
-export async function runWrk(url: string, sql: string, options: { connections: number; threads: number; seconds: number }): Promise<WrkResult> {
+export async function runWrk(url: string, sql: string, options: { connections: number; threads: number; seconds: number; headers?: Record<string, string> }): Promise<WrkResult> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'quarry-wrk-'));
   const script = path.join(directory, 'post.lua');
-  writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(sql)}\nwrk.headers["Content-Type"] = "text/plain"\nwrk.headers["Accept"] = "application/json"\n`);
+  const extra = Object.entries(options.headers ?? {}).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}\n`).join('');
+  writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(sql)}\nwrk.headers["Content-Type"] = "text/plain"\nwrk.headers["Accept"] = "application/json"\n${extra}`);
   try {
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn('wrk', [`-t${options.threads}`, `-c${options.connections}`, `-d${options.seconds}s`, '--latency', '-s', script, url]);

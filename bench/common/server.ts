@@ -24,9 +24,12 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** Starts quarryd (see quarrydEntry) on a free port and waits until /v1/ready answers 200. */
-export async function startServer(manifestDirectory: string): Promise<BenchServer> {
-  const child = spawn(process.execPath, [...quarrydEntry(), manifestDirectory, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
+/**
+ * Starts quarryd (see quarrydEntry) on a free port and waits until /v1/ready answers 200.
+ * `nodeArguments` go to node before the entry (e.g. `--cpu-prof`).
+ */
+export async function startServer(manifestDirectory: string, options: { nodeArguments?: string[] } = {}): Promise<BenchServer> {
+  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), ...quarrydEntry(), manifestDirectory, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
     cwd: repositoryRoot,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

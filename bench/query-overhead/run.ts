@@ -1,0 +1,184 @@
+/**
+ * query-overhead: what Quarry adds to every uncached query, and where it goes.
+ *
+ * 1. Sequential, one kept-alive connection, `Cache-Control: no-cache`: median and p99 of
+ *    `SELECT 1`, a point query and a small aggregate over HTTP, against (a) DuckDB in-process
+ *    (the engine's own time, rows read as JSON objects), (b) a peer server users would write
+ *    instead (fastify + @duckdb/node-api, peer-server.ts), (c) bare fastify answering fixed
+ *    bytes (the HTTP floor). Server CPU per query beside the engine's own.
+ * 2. `wrk -c8` and `-c50`: requests/s and p99 of Quarry (every default plugin on) and the peer.
+ * 3. Where the time goes: quarryd under `node --cpu-prof` answering the point query, its JS
+ *    thread's time per query by part of the code.
+ * Targets (issue #24): SELECT 1 <= 1 ms median; >= 0.8x the peer's requests/s, p99 <= 1.5x.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { median, repositoryRoot, startServer, type BenchServer } from '../common/server.js';
+import { requireWrk, runWrk } from '../cache-hit/wrk.js';
+import { profileBreakdown } from './cpu-profile.js';
+
+const WARMUP = 200;
+const SEQUENTIAL = Number(process.env['QUERY_OVERHEAD_REQUESTS'] ?? 1500);
+const WRK_SECONDS = Number(process.env['QUERY_OVERHEAD_WRK_SECONDS'] ?? 5);
+const parquet = path.join(repositoryRoot, 'examples/quickstart/data/orders.parquet');
+
+const QUERIES: Array<[string, string]> = [
+  ['SELECT 1', 'SELECT 1'],
+  ['point', 'SELECT * FROM orders WHERE order_id = 1234'],
+  ['aggregate', 'SELECT status, count(*) AS orders, sum(quantity * unit_price) AS revenue FROM orders GROUP BY status'],
+];
+
+function percentile(values: number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+}
+
+/** CPU time (user + system, all threads) a process has used, in ms (Linux /proc). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / 100;
+}
+
+/** POSTs on one kept-alive socket, `count` times; each request's ms. */
+async function sequential(baseUrl: string, sql: string, count: number): Promise<number[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const url = new URL('/v1/sql', baseUrl);
+  const once = () =>
+    new Promise<number>((resolve, reject) => {
+      const started = performance.now();
+      const outgoing = request(url, { method: 'POST', agent, headers: { 'content-type': 'text/plain', accept: 'application/json', 'cache-control': 'no-cache' } }, (response) => {
+        response.resume();
+        response.on('end', () => (response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`HTTP ${response.statusCode}`))));
+      });
+      outgoing.on('error', reject);
+      outgoing.end(sql);
+    });
+  const times: number[] = [];
+  for (let index = 0; index < count; index++) times.push(await once());
+  agent.destroy();
+  return times;
+}
+
+async function startChild(script: string, argument: string): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repositoryRoot, script), argument], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { child, baseUrl: `http://127.0.0.1:${port}` };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function engineInProcess(): Promise<{ run(sql: string): Promise<number>; cpuPerQuery(sql: string, count: number): Promise<number>; close(): void }> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  await connection.run(`CREATE TABLE orders AS SELECT * FROM read_parquet('${parquet}')`);
+  const run = async (sql: string) => {
+    const started = performance.now();
+    (await connection.runAndReadAll(sql)).getRowObjectsJson();
+    return performance.now() - started;
+  };
+  return {
+    run,
+    cpuPerQuery: async (sql, count) => {
+      const before = process.cpuUsage();
+      for (let index = 0; index < count; index++) await run(sql);
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / 1000 / count;
+    },
+    close: () => {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+const directory = mkdtempSync(path.join(os.tmpdir(), 'quarry-query-overhead-'));
+copyFileSync(parquet, path.join(directory, 'orders.parquet'));
+writeFileSync(path.join(directory, 'quarry.yaml'), 'version: v2\nkind: Spicepod\nname: query-overhead\ndatasets:\n  - from: file:orders.parquet\n    name: orders\n    acceleration:\n      enabled: true\n');
+
+const quarry: BenchServer = await startServer(directory);
+const peer = await startChild('bench/query-overhead/peer-server.ts', parquet);
+const floor = await startChild('bench/cache-hit/hello-server.ts', '[{"1":1}]');
+const engine = await engineInProcess();
+try {
+  console.log(`query-overhead: ${os.cpus().length} cores; sequential: ${SEQUENTIAL} requests on one kept-alive connection after ${WARMUP} warm-up, Cache-Control: no-cache`);
+  console.log('query       Quarry med/p99     peer med/p99       fastify floor   engine in-process   Quarry-engine   Quarry/peer   server CPU/query (Quarry, peer, engine)');
+  for (const [name, sql] of QUERIES) {
+    await sequential(quarry.baseUrl, sql, WARMUP);
+    await sequential(peer.baseUrl, sql, WARMUP);
+    for (let index = 0; index < WARMUP; index++) await engine.run(sql);
+    const quarryCpu = processCpuMs(quarry.process.pid!);
+    const quarryTimes = await sequential(quarry.baseUrl, sql, SEQUENTIAL);
+    const quarryCpuPerQuery = (processCpuMs(quarry.process.pid!) - quarryCpu) / SEQUENTIAL;
+    const peerCpu = processCpuMs(peer.child.pid!);
+    const peerTimes = await sequential(peer.baseUrl, sql, SEQUENTIAL);
+    const peerCpuPerQuery = (processCpuMs(peer.child.pid!) - peerCpu) / SEQUENTIAL;
+    const floorTimes = await sequential(floor.baseUrl, sql, SEQUENTIAL);
+    const engineTimes: number[] = [];
+    for (let index = 0; index < SEQUENTIAL; index++) engineTimes.push(await engine.run(sql));
+    const engineCpu = await engine.cpuPerQuery(sql, Math.min(SEQUENTIAL, 500));
+    const cell = (times: number[]) => `${median(times).toFixed(2)}/${percentile(times, 0.99).toFixed(2)} ms`.padEnd(19);
+    console.log(
+      `${name.padEnd(12)}${cell(quarryTimes)}${cell(peerTimes)}${`${median(floorTimes).toFixed(2)} ms`.padEnd(16)}${`${median(engineTimes).toFixed(2)} ms`.padEnd(20)}${`${(median(quarryTimes) - median(engineTimes)).toFixed(2)} ms`.padEnd(16)}${(median(quarryTimes) / median(peerTimes)).toFixed(2).padEnd(14)}${quarryCpuPerQuery.toFixed(2)}, ${peerCpuPerQuery.toFixed(2)}, ${engineCpu.toFixed(2)} ms`,
+    );
+    if (name === 'SELECT 1') console.log(`            target: SELECT 1 <= 1 ms median: ${median(quarryTimes) <= 1 ? 'MET' : 'MISSED'}`);
+  }
+
+  requireWrk();
+  console.log(`\nwrk, ${WRK_SECONDS} s each, Cache-Control: no-cache (Quarry with every default plugin on; the peer with none)`);
+  console.log('query       clients   Quarry req/s  p99        peer req/s    p99        req/s ratio (>= 0.8)   p99 ratio (<= 1.5)');
+  for (const [name, sql] of QUERIES.slice(1)) {
+    for (const connections of [8, 50]) {
+      const options = { connections, threads: 2, seconds: WRK_SECONDS, headers: { 'Cache-Control': 'no-cache' } };
+      const ours = await runWrk(`${quarry.baseUrl}/v1/sql`, sql, options);
+      const theirs = await runWrk(`${peer.baseUrl}/v1/sql`, sql, options);
+      if (ours.non2xx > 0 || theirs.non2xx > 0) console.log(`            (non-2xx answers: Quarry ${ours.non2xx}, peer ${theirs.non2xx})`);
+      const rate = ours.requestsPerSecond / theirs.requestsPerSecond;
+      const tail = ours.p99Ms / theirs.p99Ms;
+      console.log(
+        `${name.padEnd(12)}${String(connections).padEnd(10)}${ours.requestsPerSecond.toFixed(0).padEnd(14)}${`${ours.p99Ms.toFixed(2)} ms`.padEnd(11)}${theirs.requestsPerSecond.toFixed(0).padEnd(14)}${`${theirs.p99Ms.toFixed(2)} ms`.padEnd(11)}${`${rate.toFixed(2)} ${rate >= 0.8 ? 'MET' : 'MISSED'}`.padEnd(23)}${tail.toFixed(2)} ${tail <= 1.5 ? 'MET' : 'MISSED'}`,
+      );
+    }
+  }
+} finally {
+  engine.close();
+  await Promise.all([quarry.stop(), stopChild(peer.child), stopChild(floor.child)]);
+}
+
+// 3. Where the time goes: the point query against quarryd under the V8 profiler.
+const profiles = mkdtempSync(path.join(os.tmpdir(), 'quarry-query-overhead-profile-'));
+const profiled = await startServer(directory, { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${profiles}`] });
+try {
+  const sql = QUERIES[1]![1];
+  await sequential(profiled.baseUrl, sql, WARMUP);
+  const cpuBefore = processCpuMs(profiled.process.pid!);
+  const fromMicros = Number(process.hrtime.bigint() / 1000n);
+  const times = await sequential(profiled.baseUrl, sql, SEQUENTIAL);
+  const toMicros = Number(process.hrtime.bigint() / 1000n);
+  const cpuPerQuery = (processCpuMs(profiled.process.pid!) - cpuBefore) / SEQUENTIAL;
+  await profiled.stop();
+  const parts = [...profileBreakdown(profiles, { fromMicros, toMicros })].sort((a, b) => b[1] - a[1]);
+  const total = parts.reduce((sum, [, ms]) => sum + ms, 0);
+  const requests = SEQUENTIAL;
+  console.log(`\nwhere the point query's time goes (quarryd's JS thread under --cpu-prof, the ${requests} measured requests only; median ${median(times).toFixed(2)} ms with the profiler on)`);
+  console.log(`server CPU per query (all threads): ${cpuPerQuery.toFixed(3)} ms; of it on the JS thread: ${(total / requests).toFixed(3)} ms`);
+  for (const [part, ms] of parts) {
+    if (ms / requests < 0.001) continue;
+    console.log(`  ${part.padEnd(52)}${((ms / requests) * 1000).toFixed(0).padStart(6)} us/query  ${((ms / total) * 100).toFixed(1).padStart(5)}%`);
+  }
+} finally {
+  rmSync(profiles, { recursive: true, force: true });
+  rmSync(directory, { recursive: true, force: true });
+}
