@@ -4,8 +4,9 @@
  *
  * A load has up to two phases:
  *  - `fetching`: a connector reads the source itself (PostgreSQL, HTTP APIs, a cluster's
- *    executors) and hands over Arrow batches; rows and bytes are counted exactly as they come,
- *    the total is the source's own estimate where it gives one (PostgreSQL's `reltuples`);
+ *    executors) and hands over Arrow batches, rows and bytes counted exactly as they come, the
+ *    total the source's own estimate where it gives one (PostgreSQL's `reltuples`); or it
+ *    downloads files into a local mirror (an object store), bytes against the listed sizes;
  *  - `reading`: the engine reads the source into the acceleration table; rows and percent
  *    come from DuckDB's query progress, bytes from the share of the source's local files read
  *    so far. DuckDB counts rows exactly for Parquet and tables; for CSV and JSON its figures are
