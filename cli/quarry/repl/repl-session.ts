@@ -5,6 +5,7 @@ import { StatementBuffer } from '../sql/statement-splitter.js';
 import { runStatement } from '../statement-runner.js';
 import type { QueryTransport } from '../transport/query-transport.js';
 import type { QueryHistory } from './history.js';
+import { drawBoxTable } from '../render/box-table.js';
 import { collectResult } from '../render/result-collector.js';
 import { parseReplCommand, REPL_HELP } from './repl-commands.js';
 
@@ -135,18 +136,10 @@ export class ReplSession {
     this.statementLines = [];
   }
 
-  private async execute(sql: string, whenEmpty?: string): Promise<'done' | 'failed' | 'cancelled'> {
+  private async execute(sql: string): Promise<'done' | 'failed' | 'cancelled'> {
     const controller = new AbortController();
     this.running = controller;
     try {
-      if (whenEmpty !== undefined) {
-        // (\d NAME) an empty answer means no such table: say that rather than "No results".
-        const probe = await collectResult(await this.options.transport.queryArrow(sql, { signal: controller.signal }), 0);
-        if (probe.totalRows === 0) {
-          await this.write(whenEmpty);
-          return 'done';
-        }
-      }
       const terminal = this.options.terminal;
       const columns = terminal?.columns();
       await runStatement(this.options.transport, sql, {
@@ -176,28 +169,31 @@ export class ReplSession {
   }
 
   /**
-   * `\d NAME` (its columns: name, type, nullable) and `.schema NAME` (as CREATE TABLE), read
-   * from `information_schema.columns` like any query, so access rules apply alike.
+   * `\d NAME` (its columns: name, type, nullable, as a table without a types row) and
+   * `.schema NAME` (as CREATE TABLE), read from `information_schema.columns` like any query, so
+   * access rules apply alike; one query either way.
    */
   private async describe(table: string, style: 'columns' | 'create'): Promise<void> {
     const parts = table.replace(/"/g, '').split('.');
     const name = parts.at(-1)!;
     const schema = parts.length > 1 ? parts.at(-2) : undefined;
     const sql = `SELECT column_name AS "Column", data_type AS "Type", is_nullable AS "Nullable" FROM information_schema.columns WHERE table_name = ${literal(name)}${schema ? ` AND table_schema = ${literal(schema)}` : ''} ORDER BY table_schema, ordinal_position`;
-    if (style === 'columns') {
-      await this.execute(sql, `Did not find any table named "${table}". \\dt lists them.\n`);
-      return;
-    }
     try {
       const result = await collectResult(await this.options.transport.queryArrow(sql, {}));
       if (result.rows.length === 0) {
-        await this.write(`Did not find any table named "${table}". .tables lists them.\n`);
+        await this.write(`Did not find any table named "${table}". ${style === 'columns' ? '\\dt' : '.tables'} lists them.\n`);
+        return;
+      }
+      if (style === 'columns') {
+        const columns = this.options.terminal?.columns();
+        await this.write(drawBoxTable(result.columns.map((column) => ({ name: column.name, align: 'left' })), result.rows, columns ? { maxTableWidth: columns } : {}).text + '\n');
         return;
       }
       const columns = result.rows.map(([column, type, nullable]) => `${quoteName(column ?? '')} ${type}${nullable === 'NO' ? ' NOT NULL' : ''}`);
       await this.write(`CREATE TABLE ${parts.map(quoteName).join('.')}(${columns.join(', ')});\n`);
     } catch (error) {
       this.lastError = { error, sql };
+      this.failures += 1;
       await this.write(`${red(describeError(error, 'query'), this.options.out, this.options.env)}\n`);
     }
   }
