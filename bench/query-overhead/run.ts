@@ -106,14 +106,20 @@ async function engineInProcess(): Promise<{ run(sql: string): Promise<number>; c
 
 const directory = mkdtempSync(path.join(os.tmpdir(), 'quarry-query-overhead-'));
 copyFileSync(parquet, path.join(directory, 'orders.parquet'));
-writeFileSync(path.join(directory, 'quarry.yaml'), 'version: v2\nkind: Spicepod\nname: query-overhead\ndatasets:\n  - from: file:orders.parquet\n    name: orders\n    acceleration:\n      enabled: true\n');
+// QUERY_OVERHEAD_RUNTIME: YAML for the manifest's runtime section, to see what a plugin costs
+// (e.g. 'caching: {sql_results: {enabled: false}}' or 'task_history: {enabled: false}').
+const runtimeSection = process.env['QUERY_OVERHEAD_RUNTIME'];
+writeFileSync(
+  path.join(directory, 'quarry.yaml'),
+  `version: v2\nkind: Spicepod\nname: query-overhead\ndatasets:\n  - from: file:orders.parquet\n    name: orders\n    acceleration:\n      enabled: true\n${runtimeSection ? `runtime: ${runtimeSection}\n` : ''}`,
+);
 
 const quarry: BenchServer = await startServer(directory);
 const peer = await startChild('bench/query-overhead/peer-server.ts', parquet);
 const floor = await startChild('bench/cache-hit/hello-server.ts', '[{"1":1}]');
 const engine = await engineInProcess();
 try {
-  console.log(`query-overhead: ${os.cpus().length} cores; sequential: ${SEQUENTIAL} requests on one kept-alive connection after ${WARMUP} warm-up, Cache-Control: no-cache`);
+  console.log(`query-overhead: ${os.cpus().length} cores; sequential: ${SEQUENTIAL} requests on one kept-alive connection after ${WARMUP} warm-up, Cache-Control: no-cache${runtimeSection ? `; runtime: ${runtimeSection}` : ''}`);
   console.log('query       Quarry med/p99     peer med/p99       fastify floor   engine in-process   Quarry-engine   Quarry/peer   server CPU/query (Quarry, peer, engine)');
   for (const [name, sql] of QUERIES) {
     await sequential(quarry.baseUrl, sql, WARMUP);
