@@ -11,24 +11,17 @@ import type { Schema } from 'apache-arrow';
 import { FetchDatasets } from './fetch/fetch-datasets.js';
 import { PendingSchemas } from './fetch/pending-schemas.js';
 import { LoadSlots } from './load-slots.js';
-import { LoadProgress, progressFields, rowCountOf } from './load-progress.js';
-import { localFileBytes } from './source-files.js';
+import { LoadProgress } from './load-progress.js';
+import { closeLoadConnections, LOAD_TIMEOUT_MS, loadDataset, openLoadConnections, reportProgress, type LoadSteps } from './acceleration/dataset-load.js';
 import type { ConnectorRegistry } from './sources/connector-registry.js';
 import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from './sql-text.js';
 import { refreshPlan, type RefreshOverrides, type RefreshPlan } from './acceleration/refresh-options.js';
-import { indexStatements } from './acceleration/index-statements.js';
 import { RetentionChecks } from './acceleration/retention-checks.js';
-import { appendStatement, dataWindowCondition, insertVerb, keyRules, replaceStatements, sourceSelect, type KeyRules } from './acceleration/refresh-statements.js';
+import { insertVerb, keyRules, type KeyRules } from './acceleration/refresh-statements.js';
 import type { InsertTarget } from './acceleration/insert-redirect.js';
 import type { RefreshSchedule } from './acceleration/refresh-scheduler.js';
-import { ensureSchema, inTransaction, isAccelerated, scheduleOf, servedFromSource, tableRef, toStatus, type DatasetEntry, type RunStatement, type TableRef } from './dataset-entry.js';
+import { ensureSchema, isAccelerated, scheduleOf, servedFromSource, tableRef, toStatus, type DatasetEntry, type RunStatement, type TableRef } from './dataset-entry.js';
 
-/** How long a connector may take to bring its local mirror up to date before a load. */
-const LOAD_TIMEOUT_MS = 10 * 60_000;
-/** Table expressions of text files, whose row figures DuckDB only guesses while it reads them. */
-const TEXT_FILE_READER = /^\s*read_(csv|json|ndjson)/i;
-/** A running load logs where it is this often at the default level (a 20M-row CSV load must not be a silent minute). */
-const PROGRESS_LOG_MS = 5_000;
 
 /**
  * The manifest's datasets inside the engine. Each is first registered as a view over its
@@ -55,6 +48,8 @@ export class DatasetRegistry {
   /** acceleration.retention_*: undefined without a connection to run them on (unit tests). */
   readonly #retention: RetentionChecks | undefined;
   readonly #connect: (() => Promise<DuckDBConnection>) | undefined;
+  /** What a load does besides filling the table: drop the fetch staging, start retention checks. */
+  readonly #loadSteps: LoadSteps;
 
   constructor(
     datasets: readonly DatasetConfig[],
@@ -87,6 +82,7 @@ export class DatasetRegistry {
     this.#onRegistered = options.onRegistered ?? (() => undefined);
     this.#onChanged = options.onChanged ?? (async () => undefined);
     this.#retention = options.connect && new RetentionChecks({ connect: options.connect, log: options.log, onChanged: this.#onChanged });
+    this.#loadSteps = { log: this.#log, afterLoad: (name) => this.#fetch.afterLoad(name), startRetention: (entry) => this.#retention?.start(entry) };
     for (const config of datasets) {
       this.#entries.set(config.name.toLowerCase(), {
         config,
@@ -167,7 +163,7 @@ export class DatasetRegistry {
       entry.fetched = true;
       this.#schemas.ask(entry.config, outcome.source);
     }
-    await this.#openLoadConnections();
+    if (this.#connect) await openLoadConnections(this.#entries.values(), this.#connect);
     await this.#synchroniseMirrors(resolved, options.signal);
     const deadline = performance.now() + (options.graceMs ?? Number.POSITIVE_INFINITY);
     for (const entry of this.#entries.values()) {
@@ -192,23 +188,6 @@ export class DatasetRegistry {
         this.#schemas.forget(entry.config.name);
         this.#fail(entry, error);
       }
-    }
-  }
-
-  /**
-   * Each accelerated dataset's own load connection, made now: DuckDB's progress tracking is a
-   * connection setting, and lockdown freezes settings. Without `connect` (unit tests) loads
-   * run on the caller's connection, without the engine's progress.
-   */
-  async #openLoadConnections(): Promise<void> {
-    if (!this.#connect) return;
-    for (const entry of this.#entries.values()) {
-      if (!isAccelerated(entry.config)) continue;
-      const connection = await this.#connect();
-      await connection.run('SET enable_progress_bar = true');
-      // The engine would otherwise draw its bar on the runtime's stdout, into the log.
-      await connection.run('SET enable_progress_bar_print = false');
-      entry.loadConnection = connection;
     }
   }
 
@@ -340,7 +319,7 @@ export class DatasetRegistry {
           // Before the listeners are up: the log is where a long download shows its progress.
           const progress = new LoadProgress('load', () => undefined, () => undefined);
           const timeout = AbortSignal.timeout(LOAD_TIMEOUT_MS);
-          await this.#reporting(entry, progress, () => outcome.source.synchronise!(signal ? AbortSignal.any([timeout, signal]) : timeout, progress.sink()));
+          await reportProgress(entry, progress, this.#log, () => outcome.source.synchronise!(signal ? AbortSignal.any([timeout, signal]) : timeout, progress.sink()));
           outcome.synchronised = true;
         } catch (error) {
           resolved.set(entry, { error });
@@ -491,102 +470,12 @@ export class DatasetRegistry {
       this.#fail(entry, error);
       return;
     }
-    entry.refreshing = this.#timed(entry, 'load', () => this.#load(entry, run, plan, 'load'));
+    entry.refreshing = this.#timed(entry, 'load', () => loadDataset(entry, run, plan, 'load', this.#loadSteps));
     // Before its first load a dataset answers from its source; with refresh_sql the loaded rows differ, so cached answers go.
     const changed = async () => (plan.refreshSql === undefined ? undefined : this.#onChanged(entry.config.name));
     await entry.refreshing.then(changed, (error) => this.#fail(entry, error)).finally(() => {
       entry.refreshing = undefined;
     });
-  }
-
-  /**
-   * One load or refresh, on the dataset's own load connection when it has one (the engine's
-   * progress is read from it), logging its progress every few seconds while it runs.
-   */
-  async #load(entry: DatasetEntry, callerRun: RunStatement, plan: RefreshPlan, kind: 'load' | 'refresh'): Promise<void> {
-    const connection = entry.loadConnection;
-    // On its own connection a load reads each statement's Count: the rows it wrote.
-    const written = { rows: connection ? 0 : undefined };
-    const fillRun: RunStatement = connection
-      ? async (sql) => {
-          written.rows! += rowCountOf(await connection.runAndReadAll(sql));
-        }
-      : callerRun;
-    const run: RunStatement = connection ? (sql) => connection.run(sql).then(() => undefined) : callerRun;
-    // The files' size is read when the engine starts on them: a mirror's are complete only then.
-    const progress = new LoadProgress(kind, () => connection?.progress, () => (entry.fetched ? undefined : localFileBytes(entry.source!)), {
-      engineCountsRows: !TEXT_FILE_READER.test(entry.source!.tableExpression),
-    });
-    await this.#reporting(entry, progress, async () => {
-      await this.#loadWith(entry, { run, fillRun }, plan, progress);
-      entry.lastLoad = progress.finished(written.rows);
-      this.#log.info('dataset loaded', {
-        dataset: entry.config.name,
-        from: entry.config.from,
-        accelerated: true,
-        refresh_mode: plan.mode,
-        ...(entry.lastLoad.rows === null ? {} : { rows: entry.lastLoad.rows }),
-        ...(entry.lastLoad.bytes === null ? {} : { bytes: entry.lastLoad.bytes }),
-        ms: entry.lastLoad.duration_ms,
-      });
-    });
-  }
-
-  /** Shows `progress` as the dataset's while `work` runs, and logs it every few seconds. */
-  async #reporting(entry: DatasetEntry, progress: LoadProgress, work: () => Promise<void>): Promise<void> {
-    entry.progress = progress;
-    const message = progress.kind === 'load' ? 'dataset loading' : 'dataset refreshing';
-    const timer = setInterval(() => this.#log.info(message, { dataset: entry.config.name, ...progressFields(progress.snapshot()) }), PROGRESS_LOG_MS);
-    timer.unref();
-    try {
-      await work();
-    } finally {
-      clearInterval(timer);
-      entry.progress = undefined;
-    }
-  }
-
-  async #loadWith(entry: DatasetEntry, runs: { run: RunStatement; fillRun: RunStatement }, plan: RefreshPlan, progress: LoadProgress): Promise<void> {
-    const { run, fillRun } = runs;
-    await entry.source!.synchronise?.(AbortSignal.timeout(LOAD_TIMEOUT_MS), progress.sink());
-    progress.reading();
-    const table = entry.accelerationTable!;
-    const view = quoteQualifiedName(entry.config.name);
-    if (entry.viewReadsTable) {
-      // A refresh, in one transaction: queries see the old rows or the new, never a mix.
-      await inTransaction(run, () => this.#fill(entry, fillRun, table, { mode: plan.mode === 'append' ? 'append' : 'replace', refreshSql: plan.refreshSql, orderBy: plan.orderBy }));
-    } else if (entry.config.acceleration?.mode !== 'file') {
-      // First load in memory mode: the live view becomes the table in one transaction.
-      await inTransaction(run, async () => {
-        await run(`DROP VIEW IF EXISTS ${view}`);
-        await this.#fill(entry, fillRun, table, { mode: 'create', refreshSql: plan.refreshSql, orderBy: plan.orderBy });
-      });
-    } else {
-      // First load in file mode: DuckDB cannot write two databases in one transaction, so
-      // the table is filled first and the view (serving the source until then) repointed.
-      await inTransaction(run, () => this.#fill(entry, fillRun, table, { mode: 'replace', refreshSql: plan.refreshSql, orderBy: plan.orderBy }));
-      await run(`CREATE OR REPLACE VIEW ${view} AS SELECT * FROM ${table.sql}`);
-    }
-    await this.#fetch.afterLoad(entry.config.name);
-    if (!entry.viewReadsTable) this.#retention?.start(entry);
-    entry.viewReadsTable = true;
-    entry.state = 'ready';
-    entry.error = undefined;
-    entry.loadedAt = new Date().toISOString();
-  }
-
-  /**
-   * The one place a dataset's source is read: fills `target` with the source's rows
-   * (`refresh_sql` applied), creating it, replacing its rows, or appending the new ones.
-   * Runs inside the caller's transaction.
-   */
-  async #fill(entry: DatasetEntry, run: RunStatement, target: TableRef, options: { mode: 'create' | 'replace' | 'append'; refreshSql: string | undefined; orderBy: string | undefined }): Promise<void> {
-    const select = sourceSelect(entry.config.name, entry.source!.tableExpression, options.refreshSql, dataWindowCondition(entry.config, new Date()));
-    const rules = keyRules(entry.config);
-    const statements = options.mode === 'append'
-      ? [appendStatement({ table: target.sql, select, rules, timeColumn: entry.config.time_column, timeFormat: entry.config.time_format })]
-      : [...replaceStatements(target.sql, select, rules, { orReplace: options.mode === 'replace', orderBy: options.orderBy }), ...indexStatements(entry.config, target)];
-    for (const statement of statements) await run(statement);
   }
 
   /** Whether the dataset's loads run a refresh_sql (the manifest's, or one set since). */
@@ -621,7 +510,7 @@ export class DatasetRegistry {
     if (entry.refreshing) throw new QuarryError('DATASET_REFRESH_IN_PROGRESS', `dataset "${entry.config.name}" is already refreshing`);
     const hadData = entry.viewReadsTable || entry.state === 'ready';
     entry.state = 'refreshing';
-    entry.refreshing = this.#timed(entry, 'refresh', () => this.#load(entry, run, plan, 'refresh'));
+    entry.refreshing = this.#timed(entry, 'refresh', () => loadDataset(entry, run, plan, 'refresh', this.#loadSteps));
     try {
       await entry.refreshing;
     } catch (error) {
@@ -669,13 +558,7 @@ export class DatasetRegistry {
 
   /** At shutdown: each load connection is closed now, or when the load running on it ends. */
   closeLoadConnections(): void {
-    for (const entry of this.#entries.values()) {
-      const connection = entry.loadConnection;
-      if (!connection) continue;
-      entry.loadConnection = undefined;
-      if (entry.refreshing) void entry.refreshing.catch(() => undefined).finally(() => connection.closeSync());
-      else connection.closeSync();
-    }
+    closeLoadConnections(this.#entries.values());
   }
 
   /** At shutdown: every dataset reports shutting down. */
