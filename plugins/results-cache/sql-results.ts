@@ -214,7 +214,7 @@ function replay(batches: readonly RecordBatch[]): AsyncIterable<RecordBatch> {
 }
 
 /**
- * Passes the batches through and keeps them; `save` gets them once the stream ended
+ * Passes the batches through and keeps them; `save` gets them just after the stream ended
  * normally. A result larger than the cache is dropped as soon as it is known to be, so
  * streaming a huge result does not hold it in memory; a cancelled or failed stream is not kept.
  */
@@ -234,7 +234,10 @@ function keepCopy(result: QueryResult, save: (kept: readonly RecordBatch[]) => v
             throw error;
           }
           if (next.done) {
-            if (kept) save(kept);
+            // Stored once the door has sent the end of the response: encoding the copy is no
+            // part of the answer's latency. setImmediate runs before the loop polls sockets
+            // again, so a request this response's client sends next already finds it.
+            if (kept) setImmediate(save, kept);
             kept = undefined;
           } else if (kept) {
             bytes += batchViewBytes(next.value);

@@ -5,15 +5,18 @@ export type ResultEncoding = 'none' | 'zstd';
 /**
  * A query result as the cache holds it: always the Arrow IPC stream bytes of the result,
  * so `max_size` counts what is really held.
- * - `none`: the IPC bytes are decoded once, at store time; the batches are views into
- *   that one buffer, so a hit costs no decoding and holds exactly `bytes`. (The engine's
- *   own batches cannot be kept: a 6-row result can pin a 90 KB vector buffer.)
+ * - `none`: the IPC bytes are decoded by the first hit that needs batches (most hits send a
+ *   body a door encoded before, see `rendered`), then kept: the batches are views into that
+ *   one buffer, so later hits cost no decoding and the entry holds exactly `bytes`. (The
+ *   engine's own batches cannot be kept: a 6-row result can pin a 90 KB vector buffer.)
  * - `zstd`: only the compressed bytes are held; each hit decompresses and decodes them.
  */
 export interface StoredResult {
   readonly schema: Schema;
   readonly encoding: ResultEncoding;
-  readonly batches: readonly RecordBatch[] | undefined;
+  /** `none`: the IPC stream, until the first decode replaces it with `batches`. */
+  ipc: Uint8Array | undefined;
+  batches: readonly RecordBatch[] | undefined;
   readonly compressed: Uint8Array | undefined;
   /** Bytes held: the IPC stream (`none`) or its compressed form (`zstd`). */
   readonly bytes: number;
@@ -61,16 +64,24 @@ export function encodeResult(schema: Schema, batches: readonly RecordBatch[], en
   const rendered = new Map<string, Uint8Array>();
   if (encoding === 'zstd') {
     const compressed = loadedZstd().compress(ipc, ZSTD_LEVEL);
-    return { schema, encoding, batches: undefined, compressed, bytes: compressed.byteLength, ipcBytes: ipc.byteLength, rows, rendered };
+    return { schema, encoding, ipc: undefined, batches: undefined, compressed, bytes: compressed.byteLength, ipcBytes: ipc.byteLength, rows, rendered };
   }
-  // Schema and batches as decoded, so a hit serves what a zstd hit would decode too.
-  const table = tableFromIPC(ipc);
-  return { schema: table.schema, encoding, batches: table.batches, compressed: undefined, bytes: ipc.byteLength, ipcBytes: ipc.byteLength, rows, rendered };
+  // Decoded when a hit first needs batches: storing costs one encode, not an encode and a decode.
+  return { schema, encoding, ipc, batches: undefined, compressed: undefined, bytes: ipc.byteLength, ipcBytes: ipc.byteLength, rows, rendered };
 }
 
-/** Schema and batches of a stored result, decompressing and decoding when it is compressed. */
+/**
+ * Schema and batches of a stored result as decoded from its IPC bytes (what every hit
+ * serves, whatever the encoding): an uncompressed entry is decoded once and keeps the
+ * batches; a compressed one is decompressed and decoded each time.
+ */
 export function decodeStored(stored: StoredResult): { schema: Schema; batches: readonly RecordBatch[] } {
   if (stored.batches) return { schema: stored.schema, batches: stored.batches };
+  if (stored.ipc) {
+    stored.batches = tableFromIPC(stored.ipc).batches;
+    stored.ipc = undefined;
+    return { schema: stored.schema, batches: stored.batches };
+  }
   const table = tableFromIPC(loadedZstd().decompress(stored.compressed!));
   return { schema: table.schema, batches: table.batches };
 }
