@@ -27,14 +27,15 @@ import { defaultMemoryLimitBytes } from './memory-limit.js';
 import { bindParameters } from './parameters.js';
 import { STAGED_WRITE, createStaging, executeRouted, stagedRows } from './routed-write.js';
 import { ResultModes, type ResultMode } from './result-modes.js';
+import { StatementCache } from './statement-cache.js';
 import { streamResult } from './result-stream.js';
+import { queryOverInputs } from './query-over.js';
 import type { PreparedQuery } from './prepared-query.js';
-import { quoteIdentifier, quoteQualifiedName } from './sql-text.js';
+import { quoteQualifiedName } from './sql-text.js';
 import { lockDown } from './lockdown.js';
 import { ManifestViews, type ViewStatus } from './views.js';
 import { rewriteShowTables } from './visible-tables.js';
 import { referencedDatasets } from '../pipeline/statement-policy.js';
-import { columnDefinitions } from './fetch/duckdb-column-types.js';
 import { logicalPlanText } from './logical-plan.js';
 import { preparedParameterSchema, preparedResultSchema } from './prepared-schemas.js';
 
@@ -86,6 +87,8 @@ export class Engine implements EngineApi {
   #catalog: string | undefined;
   /** Which statements' results run whole rather than streamed (small, sparse ones: see ResultModes). */
   readonly #resultModes = new ResultModes();
+  /** Read statements kept prepared on their connections for the next run of their text. */
+  readonly #statements = new StatementCache();
   /** Datasets registered after start-up: settles once each has registered (and loaded) or failed once. */
   #late: Promise<void> = Promise.resolve();
   /** Where user SQL's reach ends beyond its statement kind; plugins add their tables and hints. */
@@ -110,7 +113,10 @@ export class Engine implements EngineApi {
       fetch: this.#fetch,
       onLoaded: (event) => options.onDatasetLoaded?.(event),
       onRegistered: (dataset) => options.onDatasetRegistered?.(dataset, 'dataset'),
-      onChanged: (dataset) => options.onDatasetChanged(dataset, 'refresh'),
+      onChanged: (dataset) => {
+        this.#statements.invalidate();
+        return options.onDatasetChanged(dataset, 'refresh');
+      },
       connect: () => instance.connect(),
     });
     this.#views = new ManifestViews(options.manifest.views, {
@@ -218,6 +224,7 @@ export class Engine implements EngineApi {
 
   /** A dataset registered after start-up is loaded and scheduled as it would have been then. */
   async #registeredLate(name: string): Promise<void> {
+    this.#statements.invalidate();
     const scheduled = await this.#registry.loadLate(name, () => this.#instance.connect());
     if (scheduled) this.#scheduler.start(scheduled.schedule, { failedFirst: scheduled.failedFirst });
     await this.#createViews();
@@ -278,6 +285,7 @@ export class Engine implements EngineApi {
         connection ??= await this.#instance.connect();
         await connection.run(sql);
       }, overrides);
+      this.#statements.invalidate();
       await this.#options.onDatasetChanged(status.name, 'refresh');
       return status;
     } finally {
@@ -390,48 +398,8 @@ export class Engine implements EngineApi {
     }
   }
 
-  async queryOver(sql: string, inputs: readonly BatchInput[], signal: AbortSignal): Promise<{ schema: Schema; batches: AsyncIterable<RecordBatch> }> {
-    const connection = await this.#pool.acquire();
-    const mapError = this.#mapError;
-    const created: string[] = [];
-    // The inputs go with the query: dropped before the connection is reused (or the connection is closed).
-    const release = (discard: boolean) => {
-      if (discard || created.length === 0) return this.#pool.release(connection, { discard });
-      const drop = async () => {
-        for (const name of created) await connection.run(`DROP TABLE IF EXISTS temp.main.${quoteIdentifier(name)}`);
-      };
-      drop().then(
-        () => this.#pool.release(connection),
-        () => this.#pool.release(connection, { discard: true }),
-      );
-    };
-    let prepared: Awaited<ReturnType<DuckDBConnection['prepare']>> | undefined;
-    try {
-      for (const input of inputs) {
-        await connection.run(`CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(input.name)} (${columnDefinitions(input.schema, input.name)})`);
-        created.push(input.name);
-        await appendBatches({ connection, table: { catalog: 'temp', schema: 'main', name: input.name }, schema: input.schema, batches: input.batches, signal, freshTable: true });
-      }
-      prepared = await connection.prepare(sql);
-      const statement = prepared;
-      const stream = await streamResult({
-        prepared: statement,
-        connection,
-        signal,
-        maxValueBytes: this.#options.manifest.runtime.query.max_value_size,
-        onFinish: (discard) => {
-          statement.destroySync();
-          release(discard);
-        },
-        mapError,
-        interruptedByRuntime: () => this.#pool.interruptedAll,
-      });
-      return { schema: stream.schema, batches: stream.batches };
-    } catch (error) {
-      prepared?.destroySync();
-      release(signal.aborted);
-      throw mapError(error);
-    }
+  queryOver(sql: string, inputs: readonly BatchInput[], signal: AbortSignal): Promise<{ schema: Schema; batches: AsyncIterable<RecordBatch> }> {
+    return queryOverInputs(this.#pool, sql, inputs, signal, { mapError: this.#mapError, maxValueBytes: this.#options.manifest.runtime.query.max_value_size });
   }
 
   /**
@@ -481,9 +449,12 @@ export class Engine implements EngineApi {
       let unfilled = options.fillLive !== true && this.#fetch.readsLive(sql);
       if (!unfilled) liveCleanup = await this.#fetch.fill(connection, sql);
       if (route) await createStaging(connection, quoteQualifiedName(this.#registry.status(route.dataset)!.name));
+      // The same for every caller, so a read may be kept for the next run of its text (StatementCache).
+      const reusable = !unfilled && liveCleanup === undefined && !route && this.#statements.accepts(sql) && !this.sandbox.dependsOnCaller(sql);
+      const kept = reusable ? this.#statements.take(connection, sql) : undefined;
       // One engine round trip: DuckDB refuses an empty or multi-statement text itself, and the
       // statements are counted only then, for the message.
-      let prepared = await this.sandbox.prepare(connection, sql, options.caller).catch(async (error: unknown) => {
+      let prepared = kept ?? await this.sandbox.prepare(connection, sql, options.caller).catch(async (error: unknown) => {
         throw (await statementCountError(connection, sql, error)) ?? error;
       });
       const fill = async () => {
@@ -496,13 +467,16 @@ export class Engine implements EngineApi {
         bound.destroySync();
       };
       let settled = false;
+      let keep = false;
       const finish = (discard: boolean) => {
         if (settled) return;
         settled = true;
-        prepared.destroySync();
+        if (keep && !discard) this.#statements.keep(connection, sql, prepared);
+        else prepared.destroySync();
         this.#release(connection, liveCleanup, discard);
       };
       const classified = await classifyPrepared(connection, sql, prepared.statementType);
+      keep = reusable && classified.kind === 'read';
       return {
         kind: classified.kind,
         statementType: classified.statementType,
@@ -570,6 +544,11 @@ export class Engine implements EngineApi {
   /** How the next run of this statement text hands its result over (see ResultModes). */
   resultMode(sql: string): ResultMode {
     return this.#resultModes.modeFor(sql);
+  }
+
+  /** How many queries ran a statement kept prepared from an earlier run of their text (StatementCache). */
+  get preparedStatementReuses(): number {
+    return this.#statements.reuses;
   }
 
   /** Number of queries holding a connection now. */

@@ -89,6 +89,11 @@ export class EngineSandbox implements SandboxApi {
     return () => connection.run(`RESET VARIABLE ${CALLER_VARIABLE}`).then(() => undefined);
   }
 
+  /** Whether the statement reads a caller-scoped view: prepared for one caller, it is no other caller's. */
+  dependsOnCaller(sql: string): boolean {
+    return this.#namesScoped(sql);
+  }
+
   #namesScoped(sql: string): boolean {
     if (this.#scoped.length === 0) return false;
     const lower = sql.toLowerCase();
