@@ -3,25 +3,22 @@ import { Table, tableFromIPC, tableToIPC, type Data, type RecordBatch, type Sche
 export type ResultEncoding = 'none' | 'zstd';
 
 /**
- * A query result as the cache holds it: always the Arrow IPC stream bytes of the result,
- * so `max_size` counts what is really held.
- * - `none`: the IPC bytes are decoded by the first hit that needs batches (most hits send a
- *   body a door encoded before, see `rendered`), then kept: the batches are views into that
- *   one buffer, so later hits cost no decoding and the entry holds exactly `bytes`. (The
- *   engine's own batches cannot be kept: a 6-row result can pin a 90 KB vector buffer.)
- * - `zstd`: only the compressed bytes are held; each hit decompresses and decodes them.
+ * A query result as the cache holds it, in exactly the bytes `max_size` counts:
+ * - `none`: batches whose buffers lie in memory about the size their rows need are kept as
+ *   they are (the engine's batches do: each owns its memory), at the cost of nothing; bytes
+ *   count that memory. Any other result (a slice, or batches that are windows on a larger
+ *   buffer, such as batches decoded from a message, which would pin all of it) is copied
+ *   through one Arrow IPC stream and kept as views into it. A hit serves the batches with no
+ *   decoding.
+ * - `zstd`: the zstd-compressed Arrow IPC stream; each hit decompresses and decodes it.
  */
 export interface StoredResult {
   readonly schema: Schema;
   readonly encoding: ResultEncoding;
-  /** `none`: the IPC stream, until the first decode replaces it with `batches`. */
-  ipc: Uint8Array | undefined;
-  batches: readonly RecordBatch[] | undefined;
+  readonly batches: readonly RecordBatch[] | undefined;
   readonly compressed: Uint8Array | undefined;
-  /** Bytes held: the IPC stream (`none`) or its compressed form (`zstd`). */
+  /** Bytes held: the batches' buffers (`none`) or the compressed IPC stream (`zstd`). */
   readonly bytes: number;
-  /** Bytes of the IPC stream before compression (equal to `bytes` for `none`). */
-  readonly ipcBytes: number;
   readonly rows: number;
   /** Response bodies doors encoded from this result (see ResultMemo); their bytes count in the entry's size. */
   readonly rendered: Map<string, Uint8Array>;
@@ -59,31 +56,66 @@ export function resultToIpc(schema: Schema, batches: readonly RecordBatch[]): Ui
 }
 
 export function encodeResult(schema: Schema, batches: readonly RecordBatch[], encoding: ResultEncoding): StoredResult {
-  const ipc = resultToIpc(schema, batches);
   const rows = batches.reduce((total, batch) => total + batch.numRows, 0);
   const rendered = new Map<string, Uint8Array>();
   if (encoding === 'zstd') {
-    const compressed = loadedZstd().compress(ipc, ZSTD_LEVEL);
-    return { schema, encoding, ipc: undefined, batches: undefined, compressed, bytes: compressed.byteLength, ipcBytes: ipc.byteLength, rows, rendered };
+    const compressed = loadedZstd().compress(resultToIpc(schema, batches), ZSTD_LEVEL);
+    return { schema, encoding, batches: undefined, compressed, bytes: compressed.byteLength, rows, rendered };
   }
-  // Decoded when a hit first needs batches: storing costs one encode, not an encode and a decode.
-  return { schema, encoding, ipc, batches: undefined, compressed: undefined, bytes: ipc.byteLength, ipcBytes: ipc.byteLength, rows, rendered };
+  if (batches.every((batch) => holdsOnlyItsRows(batch.data))) {
+    return { schema, encoding, batches, compressed: undefined, bytes: heldBytes(batches), rows, rendered };
+  }
+  const ipc = resultToIpc(schema, batches);
+  // Schema and batches as decoded, so a hit serves what a zstd hit would decode too.
+  const table = tableFromIPC(ipc);
+  return { schema: table.schema, encoding, batches: table.batches, compressed: undefined, bytes: ipc.byteLength, rows, rendered };
+}
+
+/** Schema and batches of a stored result, decompressing and decoding when it is compressed. */
+export function decodeStored(stored: StoredResult): { schema: Schema; batches: readonly RecordBatch[] } {
+  if (stored.batches) return { schema: stored.schema, batches: stored.batches };
+  const table = tableFromIPC(loadedZstd().decompress(stored.compressed!));
+  return { schema: table.schema, batches: table.batches };
 }
 
 /**
- * Schema and batches of a stored result as decoded from its IPC bytes (what every hit
- * serves, whatever the encoding): an uncompressed entry is decoded once and keeps the
- * batches; a compressed one is decompressed and decoded each time.
+ * Memory a buffer may span beyond what its rows need and still be kept as it is: builders
+ * round up (bitmaps start at 256 bytes, growable buffers double). Past it, the result is
+ * copied: keeping it would pin memory nothing reads.
  */
-export function decodeStored(stored: StoredResult): { schema: Schema; batches: readonly RecordBatch[] } {
-  if (stored.batches) return { schema: stored.schema, batches: stored.batches };
-  if (stored.ipc) {
-    stored.batches = tableFromIPC(stored.ipc).batches;
-    stored.ipc = undefined;
-    return { schema: stored.schema, batches: stored.batches };
+const allowedSpan = (needed: number) => 2 * needed + 1024;
+
+type BufferedData = Data & { values?: ArrayBufferView & { BYTES_PER_ELEMENT: number }; valueOffsets?: Int32Array | BigInt64Array; typeIds?: Int8Array };
+
+/** Whether every buffer of the data (and of its children) lies in memory not much larger than its rows need, at offset 0. */
+function holdsOnlyItsRows(data: Data): boolean {
+  if (data.offset !== 0) return false;
+  const { length, values, valueOffsets, nullBitmap, typeIds } = data as BufferedData;
+  const fits = (buffer: ArrayBufferView | undefined | null, needed: number) => !buffer || buffer.buffer.byteLength <= allowedSpan(needed);
+  if (!fits(nullBitmap, Math.ceil(length / 8)) || !fits(typeIds, length)) return false;
+  if (valueOffsets) {
+    if (!fits(valueOffsets, (length + 1) * valueOffsets.BYTES_PER_ELEMENT)) return false;
+    // Variable-width values: the offsets say how many bytes the rows use.
+    if (!fits(values, Number(valueOffsets[length] ?? 0))) return false;
+  } else if (values && !fits(values, values.BYTES_PER_ELEMENT * data.stride * length)) {
+    return false;
   }
-  const table = tableFromIPC(loadedZstd().decompress(stored.compressed!));
-  return { schema: table.schema, batches: table.batches };
+  return data.children.every((child) => holdsOnlyItsRows(child));
+}
+
+/** Bytes of the memory the batches' buffers lie in, each piece of memory counted once. */
+function heldBytes(batches: readonly RecordBatch[]): number {
+  const memory = new Set<ArrayBufferLike>();
+  const pending: Data[] = batches.map((batch) => batch.data);
+  while (pending.length > 0) {
+    const data = pending.pop()! as BufferedData;
+    for (const buffer of [data.values, data.valueOffsets, data.nullBitmap, data.typeIds]) if (buffer) memory.add(buffer.buffer);
+    pending.push(...data.children);
+    if (data.dictionary) pending.push(...data.dictionary.data);
+  }
+  let total = 0;
+  for (const buffer of memory) total += buffer.byteLength;
+  return total;
 }
 
 /**

@@ -20,8 +20,8 @@ async function heldBytes(encoding: 'none' | 'zstd', t: Parameters<typeof withRun
 test('encoding zstd holds the compressed Arrow IPC bytes, and max_size counts them', async (t) => {
   const plain = await heldBytes('none', t);
   const compressed = await heldBytes('zstd', t);
-  t.log(`5,000 orders: ${plain.bytes} bytes of Arrow IPC held with none, ${compressed.bytes} with zstd`);
-  t.true(plain.bytes > 400_000, 'none holds the IPC stream of the result');
+  t.log(`5,000 orders: ${plain.bytes} bytes of Arrow held with none, ${compressed.bytes} with zstd`);
+  t.true(plain.bytes > 400_000, 'none holds the result\'s Arrow buffers');
   t.true(compressed.bytes < plain.bytes / 3, 'zstd holds far fewer bytes');
   t.deepEqual(compressed.body, plain.body);
 });
