@@ -65,8 +65,8 @@ export class BatchAssembler {
   private readonly targetBytes: number;
   /** Columns whose rows can be large (strings, blobs), by index. */
   private readonly sizedColumns: number[];
-  /** Variable-width bytes of each row of the current chunk (reused). */
-  private readonly rowSizes = new Float64Array(2048);
+  /** Variable-width bytes of each row of the current chunk (reused; sized by the largest chunk so far, at most 2,048 rows). */
+  private rowSizes = new Float64Array(0);
   private rows = 0;
 
   /**
@@ -128,6 +128,7 @@ export class BatchAssembler {
    */
   private measureRows(chunkRows: number): Float64Array | null {
     if (this.sizedColumns.length === 0) return null;
+    if (this.rowSizes.length < chunkRows) this.rowSizes = new Float64Array(chunkRows);
     const sizes = this.rowSizes.fill(0, 0, chunkRows);
     for (const index of this.sizedColumns) {
       try {

@@ -34,8 +34,9 @@ export class StringAccumulator implements ColumnAccumulator {
   private readonly offsets = new GrowableBytes(4 * (INITIAL_ROWS + 1));
   private readonly validity = new ValidityBuilder();
   /** Output positions and lengths of the current run's strings, reused across appends. */
-  private runTargets = new Int32Array(2048);
-  private runLengths = new Int32Array(2048);
+  // Sized by the first chunk (at most 2,048 rows): a one-row result allocates no 16 KB.
+  private runTargets = new Int32Array(0);
+  private runLengths = new Int32Array(0);
   length = 0;
 
   /** @param maxValueBytes the longest value a result may carry (runtime.query.max_value_size). */
