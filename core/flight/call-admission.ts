@@ -63,6 +63,7 @@ export function buildInbound(call: ServerSurfaceCall, route: string, options: { 
     write: options.write,
     principal: ANONYMOUS,
     responseHeaders: {},
+    arrivedAt: performance.now(),
   };
 }
 

@@ -6,7 +6,7 @@ import type { PhaseMachine } from '../lifecycle/phase.js';
 import { admitThen } from '../pipeline/admission.js';
 import type { EncodedAnswer, InboundRequest } from '../pipeline/types.js';
 import type { ExecuteOptions } from '../pipeline/pipeline.js';
-import { inboundOf } from './inbound.js';
+import { inboundOf, markArrival } from './inbound.js';
 import { CONTENT_TYPES, MEMO_NAMES, negotiateFormat } from './negotiate.js';
 
 /** The route the lane serves, and the only one. */
@@ -97,6 +97,7 @@ export class HitLane {
 
   /** The server's request listener. */
   readonly handle = (request: IncomingMessage, response: ServerResponse): void => {
+    markArrival(request);
     if (!this.#takes(request)) return this.#handOver(request, response, undefined);
     const arrived = performance.now();
     const chunks: Buffer[] = [];

@@ -16,6 +16,14 @@ declare module 'fastify' {
   }
 }
 
+const ARRIVED = Symbol('quarry.arrivedAt');
+type Stamped = IncomingMessage & { [ARRIVED]?: number };
+
+/** Notes when a request reached the server (the listener's first step): where its query's `door_in` stage starts. */
+export function markArrival(raw: IncomingMessage): void {
+  (raw as Stamped)[ARRIVED] = performance.now();
+}
+
 /**
  * Node's request headers are already a lower-cased record of strings; only `set-cookie` may
  * be an array. Copied only then (this runs on every request).
@@ -57,6 +65,7 @@ export function buildInbound(request: FastifyRequest): InboundRequest {
  * trusts no proxy headers.
  */
 export function inboundOf(raw: IncomingMessage, route: string, access: { public: boolean; write: boolean }): InboundRequest {
+  const arrivedAt = (raw as Stamped)[ARRIVED];
   return {
     protocol: 'http',
     route,
@@ -68,5 +77,6 @@ export function inboundOf(raw: IncomingMessage, route: string, access: { public:
     write: access.write,
     principal: ANONYMOUS,
     responseHeaders: {},
+    ...(arrivedAt === undefined ? {} : { arrivedAt }),
   };
 }

@@ -9,6 +9,7 @@ import type { PhaseMachine } from '../lifecycle/phase.js';
 import { createStatementPolicy, insertTarget } from './statement-policy.js';
 import { LRUCache } from 'lru-cache';
 import { LazyAbort } from './lazy-abort.js';
+import { QUERY_STAGES, StageClock } from './query-stages.js';
 import { DEFAULT_MAX_SQL_LENGTH } from '../manifest/sections/runtime-core.js';
 import { complexityRefusal, neverStatement, neverStatementError, writeStatement } from '../engine/statement-gate.js';
 import type { PreparedQuery } from '../engine/prepared-query.js';
@@ -105,7 +106,8 @@ export class QueryPipeline {
     if (nul !== -1) throw new QuarryError('SQL_INVALID', `the SQL text holds a NUL byte at offset ${nul}: SQL text may not contain NUL (U+0000)`);
     const abort = options.signal;
     const request = new PipelineQuery(options);
-    const started = performance.now();
+    const stages = request.stages;
+    const started = stages.lap('door_in');
     this.#begin(request);
     // Prepared lazily: a statement whose classification is memoised and that a cache
     // answers never needs an engine connection.
@@ -121,6 +123,7 @@ export class QueryPipeline {
     early?.catch(() => undefined);
     try {
       const known = memoised ?? (await this.#classify(request.sql, prepare, tooComplex));
+      stages.lap('classify');
       if (known.refusal) {
         (await preparing?.catch(() => undefined))?.close();
         throw known.refusal;
@@ -136,16 +139,22 @@ export class QueryPipeline {
         const { query, cache } = this.#hooks;
         // Hooks nobody tapped are skipped: each call costs a promise, on every query.
         if (tapped(query.before)) await query.before.promise(request);
+        stages.lap('before');
         result = tapped(cache.lookup) ? await cache.lookup.promise(request) : undefined;
+        stages.lap('cache_lookup');
         if (!result && tapped(query.instead)) {
           // An answer from elsewhere (a cluster's executors) is stored like the engine's.
           const routed = await query.instead.promise(request);
           if (routed) result = tapped(cache.store) ? await cache.store.promise(routed, request) : routed;
+          stages.lap('routed');
         }
         if (result) {
           (await preparing?.catch(() => undefined))?.close();
         } else {
-          const stream = await (await prepareToRun()).execute(request.parameters, request.signal);
+          const prepared = await prepareToRun();
+          stages.lap('prepare');
+          const stream = await prepared.execute(request.parameters, request.signal);
+          stages.lap('execute');
           executionMs = stream.executionMs;
           const fresh: QueryResult = { schema: stream.schema, batches: stream.batches, cacheStatus: 'BYPASS', headers: this.#servedFromHeaders(request.datasets) };
           result = tapped(cache.store) ? await cache.store.promise(fresh, request) : fresh;
@@ -182,9 +191,10 @@ export class QueryPipeline {
     request.kind = known.kind;
     request.statementType = known.statementType;
     request.datasets = [...known.datasets];
+    request.stages.lap('door_in');
     const answer = this.#hooks.cache.peek.call(request, encoding);
     if (answer === undefined) return false;
-    const started = performance.now();
+    const started = request.stages.lap('cache_lookup');
     this.#begin(request);
     const afterQueryBefore = (error: unknown) => {
       if (error) {
@@ -262,13 +272,17 @@ export class QueryPipeline {
     };
     // -vv: a line per batch (rows, bytes, when it came), asked once per query.
     const log = this.#log.isEnabled('trace') ? this.#log : undefined;
+    const stages = request.stages;
     const observed: AsyncIterable<RecordBatch> = {
       [Symbol.asyncIterator]() {
         const iterator = source[Symbol.asyncIterator]();
         return {
           async next() {
+            // The door's time since the last batch went to encoding and writing it.
+            stages.lap('door_out');
             try {
               const next = await iterator.next();
+              stages.lap('stream');
               if (next.done) {
                 await invalidateAfterWrite();
                 await report('ok');
@@ -285,7 +299,9 @@ export class QueryPipeline {
             }
           },
           async return() {
+            stages.lap('door_out');
             await iterator.return?.();
+            stages.lap('stream');
             await report(aborted() ? 'cancelled' : 'ok');
             return { done: true, value: undefined };
           },
@@ -331,15 +347,11 @@ export class QueryPipeline {
       durationMs: performance.now() - started,
       endTime: new Date(),
     };
-    // -vv (very_verbose): one line per query with what it did and what it cost.
-    if (this.#log.isEnabled('trace')) {
-      this.#log.trace('query', {
-        query: request.id, protocol: request.protocol, principal: request.principal.id, statement: request.statementType, datasets: request.datasets.join(','),
-        status: finished.status, code: finished.error?.code, rows: finished.rows, cache: finished.cacheStatus, execution_ms: finished.executionMs.toFixed(2), total_ms: finished.durationMs.toFixed(2),
-      });
-    }
     this.#hooks.query.after.callAsync(request, finished, (error) => {
       if (error) this.#log.error('a query.after tap failed', { query: request.id, error: (error as Error).message });
+      request.stages.lap('after');
+      // -vv (very_verbose): one line per query with what it did and what it cost, by stage.
+      if (this.#log.isEnabled('trace')) this.#log.trace('query', traceFields(request, finished));
       this.#end(request);
       done();
     });
@@ -356,6 +368,16 @@ export class QueryPipeline {
       this.#idleWaiters.clear();
     }
   }
+}
+
+/** The trace log's `query` line: what the query did, what it cost, and where the time went (`ms_<stage>`). */
+function traceFields(request: QueryRequest, finished: QueryOutcome): Record<string, unknown> {
+  const fields: Record<string, unknown> = {
+    query: request.id, protocol: request.protocol, principal: request.principal.id, statement: request.statementType, datasets: request.datasets.join(','),
+    status: finished.status, code: finished.error?.code, rows: finished.rows, cache: finished.cacheStatus, execution_ms: finished.executionMs.toFixed(2), total_ms: finished.durationMs.toFixed(2),
+  };
+  for (const stage of QUERY_STAGES) fields[`ms_${stage}`] = request.stages.ms[stage].toFixed(3);
+  return fields;
 }
 
 const notPrepared = () => Promise.reject(new QuarryError('INTERNAL', 'the statement has not been prepared yet'));
@@ -377,6 +399,7 @@ class PipelineQuery implements QueryRequest {
   datasets: string[] = [];
   readonly state = new Map<string, unknown>();
   logicalPlan: () => Promise<string> = notPrepared;
+  readonly stages: StageClock;
   readonly #abort: AbortSignal | LazyAbort | undefined;
   #ownSignal: AbortSignal | undefined;
 
@@ -387,6 +410,7 @@ class PipelineQuery implements QueryRequest {
     this.principal = options.principal;
     this.inbound = options.inbound;
     this.#abort = options.signal;
+    this.stages = new StageClock(options.inbound?.arrivedAt ?? performance.now());
   }
 
   get signal(): AbortSignal {

@@ -1,3 +1,4 @@
+import type { StageClock } from './query-stages.js';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import type { QuarryError } from '../errors/quarry-error.js';
 
@@ -66,6 +67,8 @@ export interface InboundRequest {
   principal: Principal;
   /** Headers (HTTP) or trailing metadata (gRPC) that plugins want on the response, e.g. `www-authenticate`. */
   readonly responseHeaders: Record<string, string>;
+  /** When the request reached the runtime (`performance.now()`), when the door knows: where its query's `door_in` stage starts. */
+  readonly arrivedAt?: number;
 }
 
 /** What a statement does, decided by the engine before anything runs. */
@@ -103,6 +106,8 @@ export interface QueryRequest {
    * (`kind === 'read'`): writes have plans too.
    */
   logicalPlan: () => Promise<string>;
+  /** Where the query's time went, by stage (query-stages.ts); the trace log's `query` line shows it. */
+  readonly stages: StageClock;
 }
 
 /** A query's answer: an Arrow schema and a stream of record batches, never rows as objects. */

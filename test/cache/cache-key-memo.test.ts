@@ -1,5 +1,6 @@
 import test from 'ava';
 import type { Principal, QueryRequest } from '../../core/pipeline/types.js';
+import { StageClock } from '../../core/pipeline/query-stages.js';
 import { CacheKeyBuilder } from '../../plugins/results-cache/cache-key.js';
 
 /** A classified read as the pipeline hands it to the lookup; `plans` counts logical-plan requests. */
@@ -18,6 +19,7 @@ function request(sql: string, principal: string, options: { parameters?: unknown
     statementType: 'SELECT',
     datasets: ['orders'],
     state: new Map(),
+    stages: new StageClock(0),
     logicalPlan: async () => {
       if (options.plans) options.plans.count += 1;
       return `PLAN OF ${sql.toLowerCase().replace(/\s+/g, ' ')}`;

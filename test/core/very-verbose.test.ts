@@ -1,4 +1,5 @@
 import test from 'ava';
+import { QUERY_STAGES } from '../../core/pipeline/query-stages.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { QUICKSTART_MANIFEST, writeManifestDirectory } from '../helpers/runtime.js';
 
@@ -25,6 +26,14 @@ async function queryWith(flag: string): Promise<string> {
 test('-vv logs each query, each batch and each plugin tap with their times; -v does not', async (t) => {
   const veryVerbose = await queryWith('-vv');
   t.regex(veryVerbose, /TRACE \[query\] query query=\S+ protocol=http principal=anonymous statement=SELECT datasets=orders status=ok rows=6 cache=MISS execution_ms=[\d.]+ total_ms=[\d.]+/);
+  // Where the query's time went, by stage: every stage named, and the stages inside the pipeline add up to its total.
+  const line = /TRACE \[query\] query query=.*/.exec(veryVerbose)![0];
+  const stage = (name: string) => Number(new RegExp(` ms_${name}=([\\d.]+)`).exec(line)?.[1] ?? Number.NaN);
+  for (const name of QUERY_STAGES) t.false(Number.isNaN(stage(name)), `ms_${name} in ${line}`);
+  for (const name of ['door_in', 'prepare', 'execute', 'door_out'] as const) t.true(stage(name) > 0, `${name} took time: ${line}`);
+  const total = Number(/ total_ms=([\d.]+)/.exec(line)![1]);
+  const inside = QUERY_STAGES.filter((name) => name !== 'door_in' && name !== 'after').reduce((sum, name) => sum + stage(name), 0);
+  t.true(inside <= total + 0.02 && inside >= total - 0.5, `stages ${inside.toFixed(3)} ms against total ${total} ms: ${line}`);
   t.regex(veryVerbose, /TRACE \[query\] batch query=\S+ rows=6 bytes=\d+ total_rows=6 at_ms=[\d.]+/);
   t.regex(veryVerbose, /TRACE hook hook=query\.after plugin=task-history ms=[\d.]+/);
   t.regex(veryVerbose, /TRACE hook hook=request plugin=\S+ ms=[\d.]+/);
