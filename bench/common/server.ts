@@ -26,19 +26,27 @@ export interface BenchServer {
 
 /**
  * Starts quarryd (see quarrydEntry) on a free port and waits until /v1/ready answers 200.
- * `nodeArguments` go to node before the entry (e.g. `--cpu-prof`).
+ * `nodeArguments` go to node before the entry (e.g. `--cpu-prof`), `quarrydArguments` to
+ * quarryd (e.g. `-vv`); `onLog` is told quarryd's log output (stderr) as it comes.
  */
-export async function startServer(manifestDirectory: string, options: { nodeArguments?: string[] } = {}): Promise<BenchServer> {
-  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), ...quarrydEntry(), manifestDirectory, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], {
+export async function startServer(manifestDirectory: string, options: { nodeArguments?: string[]; quarrydArguments?: string[]; onLog?: (text: string) => void } = {}): Promise<BenchServer> {
+  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), ...quarrydEntry(), manifestDirectory, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0', ...(options.quarrydArguments ?? [])], {
     cwd: repositoryRoot,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
+  let listening = false;
   const baseUrl = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
+      const text = chunk.toString();
+      options.onLog?.(text);
+      if (listening) return;
+      log += text;
       const match = /HTTP listening endpoint=(http:\/\/[\d.:]+)/.exec(log);
-      if (match) resolve(match[1]!);
+      if (match) {
+        listening = true;
+        resolve(match[1]!);
+      }
     });
     child.on('exit', (code) => reject(new Error(`quarryd exited with ${code}:\n${log}`)));
   });

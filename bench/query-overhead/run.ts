@@ -7,8 +7,10 @@
  *    instead (fastify + @duckdb/node-api, peer-server.ts), (c) bare fastify answering fixed
  *    bytes (the HTTP floor). Server CPU per query beside the engine's own.
  * 2. `wrk -c8` and `-c50`: requests/s and p99 of Quarry (every default plugin on) and the peer.
- * 3. Where the time goes: quarryd under `node --cpu-prof` answering the point query, its JS
- *    thread's time per query by part of the code.
+ * 3. Where the time goes, by stage: quarryd with `-vv` logs the time each query spent in each
+ *    stage (core/pipeline/query-stages.ts), one client and eight at once.
+ * 4. Where the time goes, by code: quarryd under `node --cpu-prof` answering the point query,
+ *    its JS thread's time per query by part of the code.
  * Targets (issue #24): SELECT 1 <= 1 ms median; >= 0.8x the peer's requests/s, p99 <= 1.5x.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -20,6 +22,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { median, repositoryRoot, startServer, type BenchServer } from '../common/server.js';
 import { requireWrk, runWrk } from '../cache-hit/wrk.js';
 import { profileBreakdown } from './cpu-profile.js';
+import { StageLog, threadCpuMs } from './stages.js';
+import { QUERY_STAGES } from '../../core/pipeline/query-stages.js';
 
 const WARMUP = 200;
 const SEQUENTIAL = Number(process.env['QUERY_OVERHEAD_REQUESTS'] ?? 1500);
@@ -42,6 +46,21 @@ function processCpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / 100;
+}
+
+/** `work`'s server CPU per request on the JS thread and on the others, in ms. */
+async function cpuPerRequest<T>(pid: number, requests: number, work: () => Promise<T>): Promise<{ result: T; main: number; others: number }> {
+  const before = threadCpuMs(pid);
+  const result = await work();
+  const after = threadCpuMs(pid);
+  return { result, main: (after.main - before.main) / requests, others: (after.others - before.others) / requests };
+}
+
+/** `clients` kept-alive connections sending `sql` at once, about `count` requests in all; how many were sent. */
+async function concurrent(baseUrl: string, sql: string, count: number, clients: number): Promise<number> {
+  const each = Math.ceil(count / clients);
+  await Promise.all(Array.from({ length: clients }, () => sequential(baseUrl, sql, each)));
+  return each * clients;
 }
 
 /** POSTs on one kept-alive socket, `count` times; each request's ms. */
@@ -120,24 +139,23 @@ const floor = await startChild('bench/cache-hit/hello-server.ts', '[{"1":1}]');
 const engine = await engineInProcess();
 try {
   console.log(`query-overhead: ${os.cpus().length} cores; sequential: ${SEQUENTIAL} requests on one kept-alive connection after ${WARMUP} warm-up, Cache-Control: no-cache${runtimeSection ? `; runtime: ${runtimeSection}` : ''}`);
-  console.log('query       Quarry med/p99     peer med/p99       fastify floor   engine in-process   Quarry-engine   Quarry/peer   server CPU/query (Quarry, peer, engine)');
+  console.log('query       Quarry med/p99     peer med/p99       fastify floor   engine in-process   Quarry-engine   Quarry/peer   server CPU/query: Quarry (JS thread + others), peer (JS + others), engine');
   for (const [name, sql] of QUERIES) {
     await sequential(quarry.baseUrl, sql, WARMUP);
     await sequential(peer.baseUrl, sql, WARMUP);
     for (let index = 0; index < WARMUP; index++) await engine.run(sql);
-    const quarryCpu = processCpuMs(quarry.process.pid!);
-    const quarryTimes = await sequential(quarry.baseUrl, sql, SEQUENTIAL);
-    const quarryCpuPerQuery = (processCpuMs(quarry.process.pid!) - quarryCpu) / SEQUENTIAL;
-    const peerCpu = processCpuMs(peer.child.pid!);
-    const peerTimes = await sequential(peer.baseUrl, sql, SEQUENTIAL);
-    const peerCpuPerQuery = (processCpuMs(peer.child.pid!) - peerCpu) / SEQUENTIAL;
+    const ours = await cpuPerRequest(quarry.process.pid!, SEQUENTIAL, () => sequential(quarry.baseUrl, sql, SEQUENTIAL));
+    const quarryTimes = ours.result;
+    const theirs = await cpuPerRequest(peer.child.pid!, SEQUENTIAL, () => sequential(peer.baseUrl, sql, SEQUENTIAL));
+    const peerTimes = theirs.result;
+    const split = (cpu: { main: number; others: number }) => `${(cpu.main + cpu.others).toFixed(2)} (${cpu.main.toFixed(2)} + ${cpu.others.toFixed(2)})`;
     const floorTimes = await sequential(floor.baseUrl, sql, SEQUENTIAL);
     const engineTimes: number[] = [];
     for (let index = 0; index < SEQUENTIAL; index++) engineTimes.push(await engine.run(sql));
     const engineCpu = await engine.cpuPerQuery(sql, Math.min(SEQUENTIAL, 500));
     const cell = (times: number[]) => `${median(times).toFixed(2)}/${percentile(times, 0.99).toFixed(2)} ms`.padEnd(19);
     console.log(
-      `${name.padEnd(12)}${cell(quarryTimes)}${cell(peerTimes)}${`${median(floorTimes).toFixed(2)} ms`.padEnd(16)}${`${median(engineTimes).toFixed(2)} ms`.padEnd(20)}${`${(median(quarryTimes) - median(engineTimes)).toFixed(2)} ms`.padEnd(16)}${(median(quarryTimes) / median(peerTimes)).toFixed(2).padEnd(14)}${quarryCpuPerQuery.toFixed(2)}, ${peerCpuPerQuery.toFixed(2)}, ${engineCpu.toFixed(2)} ms`,
+      `${name.padEnd(12)}${cell(quarryTimes)}${cell(peerTimes)}${`${median(floorTimes).toFixed(2)} ms`.padEnd(16)}${`${median(engineTimes).toFixed(2)} ms`.padEnd(20)}${`${(median(quarryTimes) - median(engineTimes)).toFixed(2)} ms`.padEnd(16)}${(median(quarryTimes) / median(peerTimes)).toFixed(2).padEnd(14)}${split(ours)}, ${split(theirs)}, ${engineCpu.toFixed(2)} ms`,
     );
     if (name === 'SELECT 1') console.log(`            target: SELECT 1 <= 1 ms median: ${median(quarryTimes) <= 1 ? 'MET' : 'MISSED'}`);
   }
@@ -163,7 +181,31 @@ try {
   await Promise.all([quarry.stop(), stopChild(peer.child), stopChild(floor.child)]);
 }
 
-// 3. Where the time goes: the point query against quarryd under the V8 profiler.
+// 3. Where the time goes, by stage: quarryd with -vv logs each query's stages.
+const stages = new StageLog();
+const traced = await startServer(directory, { quarrydArguments: ['-vv'], onLog: stages.take });
+try {
+  console.log(`\nwhere an uncached query's time goes, by stage (quarryd -vv, which logs a line per query and per batch; mean us per query)`);
+  console.log(`query       clients   ${QUERY_STAGES.map((stage) => stage.padStart(13)).join('')}         total`);
+  for (const [name, sql] of QUERIES) {
+    for (const clients of [1, 8]) {
+      const warmedUp = await concurrent(traced.baseUrl, sql, WARMUP, clients);
+      // The log reaches the bench through a pipe: wait until the warm-up's lines are all in.
+      while (stages.count < warmedUp) await new Promise((resolve) => setTimeout(resolve, 20));
+      stages.reset();
+      const requests = await concurrent(traced.baseUrl, sql, Math.min(SEQUENTIAL, 1000), clients);
+      while (stages.count < requests) await new Promise((resolve) => setTimeout(resolve, 20));
+      const means = stages.means();
+      const total = QUERY_STAGES.reduce((sum, stage) => sum + means[stage], 0);
+      console.log(`${name.padEnd(12)}${String(clients).padEnd(10)}${QUERY_STAGES.map((stage) => (means[stage] * 1000).toFixed(0).padStart(13)).join('')}${(total * 1000).toFixed(0).padStart(14)}`);
+      stages.reset();
+    }
+  }
+} finally {
+  await traced.stop();
+}
+
+// 4. Where the time goes, by code: the point query against quarryd under the V8 profiler.
 const profiles = mkdtempSync(path.join(os.tmpdir(), 'quarry-query-overhead-profile-'));
 const profiled = await startServer(directory, { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${profiles}`] });
 try {
