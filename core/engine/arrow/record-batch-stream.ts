@@ -1,4 +1,4 @@
-import type { DuckDBResult } from '@duckdb/node-api';
+import type { DuckDBResult, DuckDBType } from '@duckdb/node-api';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { BatchAssembler, type BatchSizeOptions } from './chunk-to-arrow.js';
 import { arrowSchemaForColumns } from './duckdb-to-arrow-type.js';
@@ -39,8 +39,10 @@ export function arrowSchemaFor(result: DuckDBResult): Schema {
  * iteration. See `openBatchStream` to surface a first-chunk error before answering.
  */
 export function streamRecordBatches(result: DuckDBResult, options: StreamOptions = {}): ArrowBatchStream {
-  const schema = arrowSchemaFor(result);
-  return { schema, batches: batchesOf(result, schema, options, null) };
+  // The column types are asked of the result once: each ask builds a type object per column.
+  const types = result.columnTypes();
+  const schema = arrowSchemaForColumns(result.columnNames(), types);
+  return { schema, batches: batchesOf(result, schema, types, options, null) };
 }
 
 /**
@@ -48,7 +50,8 @@ export function streamRecordBatches(result: DuckDBResult, options: StreamOptions
  * that fails immediately rejects here, before a caller has committed to a response status.
  */
 export async function openBatchStream(result: DuckDBResult, options: StreamOptions = {}): Promise<ArrowBatchStream> {
-  const schema = arrowSchemaFor(result);
+  const types = result.columnTypes();
+  const schema = arrowSchemaForColumns(result.columnNames(), types);
   options.signal?.throwIfAborted();
   const first = await result.fetchChunk();
   if (first === null || first.rowCount === 0) throwIfResultFailed(result);
@@ -56,7 +59,7 @@ export async function openBatchStream(result: DuckDBResult, options: StreamOptio
     options.counters.chunks += 1;
     options.counters.rows += first.rowCount;
   }
-  return { schema, batches: batchesOf(result, schema, options, { chunk: first }) };
+  return { schema, batches: batchesOf(result, schema, types, options, { chunk: first }) };
 }
 
 type Chunk = Awaited<ReturnType<DuckDBResult['fetchChunk']>>;
@@ -64,13 +67,13 @@ type Chunk = Awaited<ReturnType<DuckDBResult['fetchChunk']>>;
 /** Batches converted ahead of the consumer, at most (the one being assembled comes on top): enough to overlap, little memory. */
 const MAX_QUEUED_BATCHES = 1;
 
-function batchesOf(result: DuckDBResult, schema: Schema, options: StreamOptions, prefetched: { chunk: Chunk } | null): AsyncIterable<RecordBatch> {
+function batchesOf(result: DuckDBResult, schema: Schema, types: readonly DuckDBType[], options: StreamOptions, prefetched: { chunk: Chunk } | null): AsyncIterable<RecordBatch> {
   let taken = false;
   return {
     [Symbol.asyncIterator]() {
       if (taken) throw new Error('the batches of a result can be read once');
       taken = true;
-      return new BatchPump(result, new BatchAssembler(schema, result.columnTypes(), options), options, prefetched);
+      return new BatchPump(result, new BatchAssembler(schema, types, options), options, prefetched);
     },
   };
 }
