@@ -17,14 +17,6 @@ export interface WritableCall {
  * hold to a few messages per stream, instead of the whole result.
  */
 const MAX_MESSAGES_IN_FLIGHT = 2;
-/**
- * Smaller messages may go past that count while they add up to less than this (and number
- * at most MAX_SMALL_MESSAGES_IN_FLIGHT): waiting for gRPC to write out a schema message
- * before the first batch is pulled costs a small result an event-loop turn or two (about
- * half its time in the Flight door), and holding a few small messages costs nothing.
- */
-const SMALL_MESSAGES_BYTES = 256 * 1024;
-const MAX_SMALL_MESSAGES_IN_FLIGHT = 16;
 
 /**
  * Streams a result as FlightData: the schema message first, then per batch its new
@@ -139,7 +131,6 @@ class BackpressuredSender {
   readonly #stats: FlightStats;
   readonly #buffers: FrameBuffers;
   #inFlight = 0;
-  #inFlightBytes = 0;
   #writeError: Error | undefined;
   #wake: (() => void) | undefined;
 
@@ -153,13 +144,11 @@ class BackpressuredSender {
   async send(bytes: Buffer): Promise<void> {
     if (this.#writeError) throw this.#writeError;
     this.#inFlight += 1;
-    this.#inFlightBytes += bytes.byteLength;
     this.#stats.messagesInFlight += 1;
     this.#stats.messagesSent += 1;
     this.#stats.bytesSent += bytes.byteLength;
     const hasRoom = this.#call.write(bytes, (error) => {
       this.#inFlight -= 1;
-      this.#inFlightBytes -= bytes.byteLength;
       this.#stats.messagesInFlight -= 1;
       // Written out: gRPC framed (copied) the message long before, its buffer is free again.
       if (error) this.#writeError = error;
@@ -167,13 +156,8 @@ class BackpressuredSender {
       this.#wake?.();
     });
     if (!hasRoom) await this.#waitFor((resolve) => this.#call.once('drain', resolve), (resolve) => this.#call.removeListener('drain', resolve));
-    while (this.#mustWait()) await this.#waitForWrite();
+    while (this.#inFlight >= MAX_MESSAGES_IN_FLIGHT) await this.#waitForWrite();
     if (this.#writeError) throw this.#writeError;
-  }
-
-  #mustWait(): boolean {
-    if (this.#inFlight < MAX_MESSAGES_IN_FLIGHT) return false;
-    return this.#inFlightBytes >= SMALL_MESSAGES_BYTES || this.#inFlight >= MAX_SMALL_MESSAGES_IN_FLIGHT;
   }
 
   /** Resolves once every message handed to gRPC has been written out. */
