@@ -97,9 +97,8 @@ export class HitLane {
 
   /** The server's request listener. */
   readonly handle = (request: IncomingMessage, response: ServerResponse): void => {
-    markArrival(request);
+    const arrived = markArrival(request);
     if (!this.#takes(request)) return this.#handOver(request, response, undefined);
-    const arrived = performance.now();
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.once('end', () => {

@@ -19,9 +19,9 @@ declare module 'fastify' {
 const ARRIVED = Symbol('quarry.arrivedAt');
 type Stamped = IncomingMessage & { [ARRIVED]?: number };
 
-/** Notes when a request reached the server (the listener's first step): where its query's `door_in` stage starts. */
-export function markArrival(raw: IncomingMessage): void {
-  (raw as Stamped)[ARRIVED] = performance.now();
+/** Notes when a request reached the server (the listener's first step): where its query's `door_in` stage starts. Returns that time. */
+export function markArrival(raw: IncomingMessage): number {
+  return ((raw as Stamped)[ARRIVED] = performance.now());
 }
 
 /**

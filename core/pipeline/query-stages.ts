@@ -32,10 +32,4 @@ export class StageClock {
     this.#last = now;
     return now;
   }
-
-  /** Charges `ms` to `stage` and moves the lap point to `now`. */
-  charge(stage: QueryStage, ms: number, now: number): void {
-    this.ms[stage] += ms;
-    this.#last = now;
-  }
 }
