@@ -22,6 +22,7 @@ export function defaultPlugins(): LazyPlugin[] {
     builtin('spice-catalog', [], async () => (await import('./spice-catalog/index.js')).createSpiceCatalogPlugin()),
     builtin('functions', ['runtime.functions', 'functions', 'tools'], async () => (await import('./functions/index.js')).createFunctionsPlugin()),
     builtin('geo', [], async () => (await import('./geo/index.js')).createGeoPlugin()),
+    builtin('playground', [], async () => (await import('./playground/index.js')).createPlaygroundPlugin()),
     builtin('mcp', ['runtime.mcp'], async () => (await import('./mcp/index.js')).createMcpPlugin()),
     builtin('source-rate-control', ['runtime.source_rate_control'], async () => (await import('./source-rate-control/index.js')).createSourceRateControlPlugin()),
     builtin('http-connectors', [], async () => (await import('./http-connectors/index.js')).createHttpConnectorsPlugin()),
