@@ -95,10 +95,13 @@ function drawKeyButton(): void {
   keyButton.textContent = storedApiKey() === null ? 'API key…' : 'Forget key';
 }
 onUnauthorized((error) => {
-  if (login.open) {
-    loginError.textContent = `${error.code}: ${error.message}`;
+  // A client certificate is the browser's business (its certificate store), not a key to type.
+  if (error.code.startsWith('CLIENT_CERTIFICATE')) {
+    say(`${error.code}: ${error.message}. Install a client certificate this runtime trusts in the browser.`, 'error');
     return;
   }
+  // The page's calls run side by side: the first refusal opens the prompt, the others say the same.
+  if (login.open) return;
   loginError.textContent = storedApiKey() === null ? 'This runtime requires an API key.' : `The key was refused (${error.code}: ${error.message}).`;
   login.showModal();
   keyInput.focus();

@@ -33,7 +33,7 @@ export async function watchPage(page: Page, origin: string): Promise<PageProblem
   const list: string[] = [];
   // Browser-side code as text: this program is compiled without the DOM's types.
   await page.addInitScript(`document.addEventListener('securitypolicyviolation', (event) => {
-    console.error('CSP violation: ' + event.violatedDirective + ' blocked ' + event.blockedURI);
+    console.error('CSP violation: ' + event.violatedDirective + ' blocked ' + event.blockedURI + ' at ' + event.sourceFile + ':' + event.lineNumber + ':' + event.columnNumber + ' ' + event.sample);
   });`);
   page.on('console', (message) => {
     // 401s the page expects (no key yet, a wrong key) are logged by Chromium as failed loads.
