@@ -21,8 +21,14 @@ export interface ChartChoice {
 /** At most this many series are guessed (more can be chosen). */
 const GUESSED_SERIES = 3;
 
+/** `id`, `order_id`, `customerId`: numbers that name rows, not measures worth plotting. */
+const IDENTIFIER = /(^id$|_id$|[a-z]Id$)/;
+
 export function guessChart(columns: readonly ChartColumn[]): ChartChoice | undefined {
-  const numeric = columns.filter((column) => column.numeric);
+  const allNumeric = columns.filter((column) => column.numeric);
+  const measures = allNumeric.filter((column) => !IDENTIFIER.test(column.name));
+  // Identifiers are plotted only when nothing else is numeric.
+  const numeric = measures.length > 0 ? measures : allNumeric;
   if (numeric.length === 0) return undefined;
   const temporal = columns.find((column) => column.temporal);
   if (temporal !== undefined) return { kind: 'line', x: temporal.name, y: numeric.slice(0, GUESSED_SERIES).map((column) => column.name) };

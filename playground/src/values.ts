@@ -57,9 +57,10 @@ export function columnView(field: Field): ColumnView {
     return { ...base, numeric: true, temporal: false, format: (value) => String(value), json: (value) => (typeof value === 'bigint' && BigInt(Number(value)) !== value ? value.toString() : Number(value)) };
   }
   if (DataType.isDecimal(type)) {
-    const scale = (type as DataType<Type.Decimal> & { scale: number }).scale;
+    const { precision, scale } = type as DataType<Type.Decimal> & { precision: number; scale: number };
     const format = (value: unknown) => decimalText(String(value), scale);
-    return { ...base, numeric: true, temporal: false, format, json: (value) => Number(format(value)) };
+    // As SQL writes it, not apache-arrow's `Decimal[10e+2]`.
+    return { ...base, typeLabel: `Decimal(${precision}, ${scale})`, numeric: true, temporal: false, format, json: (value) => Number(format(value)) };
   }
   if (DataType.isTimestamp(type)) {
     const format = timestampFormatter(1);

@@ -46,7 +46,7 @@ export function loadAssets(folder: string = assetsFolder()): PlaygroundAssets | 
   const files = new Map<string, Asset>();
   for (const [file, contentType] of Object.entries(SERVED)) {
     const body = readFileSync(path.join(folder, file));
-    files.set(file, { contentType, body, gzipped: gzipSync(body) });
+    files.set(file, { contentType, body, gzipped: gzipSync(body, { level: 9 }) });
   }
   const build = JSON.parse(readFileSync(path.join(folder, 'build.json'), 'utf8')) as { version: string };
   return { version: build.version, pageTemplate: readFileSync(path.join(folder, 'index.html'), 'utf8'), files };

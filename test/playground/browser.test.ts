@@ -105,7 +105,7 @@ browserTest('a query runs with Ctrl-Enter, is read as Arrow IPC, and shows typed
   t.is(ours[0]!.contentType, 'application/vnd.apache.arrow.stream');
   const header = (await page.locator('.grid-header').textContent()) ?? '';
   t.regex(header, /order_idInt64/);
-  t.regex(header, /unit_priceDecimal/);
+  t.regex(header, /unit_priceDecimal\(10, 2\)/);
   const firstRow = page.locator('.grid-row').first();
   t.is(await firstRow.locator('.cell').nth(1).textContent(), '1');
   t.is(await firstRow.locator('.cell').nth(1).evaluate((cell) => (globalThis as unknown as BrowserSide).getComputedStyle(cell).textAlign), 'right');

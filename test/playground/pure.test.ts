@@ -32,6 +32,8 @@ test('charts are guessed from column types', (t) => {
   t.deepEqual(guessChart([column('status', 'text'), column('orders', 'number')]), { kind: 'bar', x: 'status', y: ['orders'] });
   t.deepEqual(guessChart([column('quantity', 'number'), column('price', 'number')]), { kind: 'scatter', x: 'quantity', y: ['price'] });
   t.deepEqual(guessChart([column('n', 'number')]), { kind: 'line', x: undefined, y: ['n'] });
+  t.deepEqual(guessChart([column('order_id', 'number'), column('ordered_at', 'time'), column('quantity', 'number')]), { kind: 'line', x: 'ordered_at', y: ['quantity'] }, 'identifiers are not measures');
+  t.deepEqual(guessChart([column('order_id', 'number'), column('customer_id', 'number')]), { kind: 'scatter', x: 'order_id', y: ['customer_id'] }, 'unless nothing else is numeric');
   t.is(guessChart([column('name', 'text')]), undefined);
 });
 

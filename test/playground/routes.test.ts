@@ -130,3 +130,15 @@ test('an unbuilt front end is a coded 503 naming the fix, and a disabled plugin 
     }
   });
 });
+
+test('docs/playground.md states the built front end\'s size (within 5%)', (t) => {
+  const sizes = (JSON.parse(readFileSync(path.join(built, 'build.json'), 'utf8')) as { sizes: Record<string, { bytes: number; gzip_bytes: number }> }).sizes;
+  const docs = readFileSync(path.join(repositoryRoot, 'docs/playground.md'), 'utf8');
+  for (const file of ['app.js', 'app.css']) {
+    const row = new RegExp(`^\\| \`${file.replace('.', '\\.')}\`[^|]*\\| ([\\d,]+) \\| ([\\d,]+) \\|$`, 'm').exec(docs);
+    t.truthy(row, `a size row for ${file}`);
+    const [stated, statedGzip] = [row![1]!, row![2]!].map((text) => Number(text.replaceAll(',', '')));
+    t.true(Math.abs(stated! - sizes[file]!.bytes) / sizes[file]!.bytes < 0.05, `${file}: docs say ${stated}, built ${sizes[file]!.bytes}`);
+    t.true(Math.abs(statedGzip! - sizes[file]!.gzip_bytes) / sizes[file]!.gzip_bytes < 0.05, `${file} gzipped: docs say ${statedGzip}, built ${sizes[file]!.gzip_bytes}`);
+  }
+});
