@@ -35,7 +35,10 @@ export async function call(path: string, init: RequestInit = {}): Promise<Respon
   const headers = new Headers(init.headers);
   const key = storedApiKey();
   if (key !== null) headers.set('X-API-Key', key);
-  const response = await fetch(path, { ...init, headers, credentials: 'same-origin', cache: 'no-store' });
+  // The browser's default cache mode: 'no-store' would make Chromium add `Cache-Control:
+  // no-cache`, which the runtime reads as "bypass the results cache". API answers carry no
+  // validators, so the browser stores none of them anyway.
+  const response = await fetch(path, { ...init, headers, credentials: 'same-origin' });
   if (response.ok) return response;
   const error = await errorOf(response);
   if (response.status === 401) for (const listener of unauthorizedListeners) listener(error);

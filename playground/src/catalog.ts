@@ -76,9 +76,13 @@ function progressLine(progress: LoadProgress): HTMLElement {
   return element('div', { className: 'progress' }, [bar, element('span', { className: 'muted', text: parts.join(' · ') })]);
 }
 
+/** The columns, folded: the dataset's state stays in view, its columns open on a click. */
 function columnList(columns: readonly Column[] | undefined): HTMLElement {
-  if (columns === undefined) return element('p', { className: 'muted', text: 'columns not known yet' });
-  return element('ul', { className: 'columns' }, columns.map((column) => element('li', {}, [element('span', { text: column.name }), element('span', { className: 'column-type', text: column.type })])));
+  if (columns === undefined) return element('div', { className: 'muted', text: 'columns not known yet' });
+  return element('details', { className: 'columns' }, [
+    element('summary', { className: 'muted', text: `${columns.length} column${columns.length === 1 ? '' : 's'}` }),
+    element('ul', {}, columns.map((column) => element('li', {}, [element('span', { text: column.name }), element('span', { className: 'column-type', text: column.type })]))),
+  ]);
 }
 
 export class CatalogPanel {
@@ -115,19 +119,19 @@ export class CatalogPanel {
     if (context.views.length > 0) {
       sections.push(element('h2', { text: `Views (${context.views.length})` }));
       for (const view of context.views) {
-        sections.push(element('details', { className: 'dataset', attributes: { 'data-view': view.name } }, [
-          element('summary', {}, [element('strong', { text: view.name })]),
-          view.description ? element('p', { className: 'muted', text: view.description }) : null,
+        sections.push(element('div', { className: 'dataset', attributes: { 'data-view': view.name } }, [
+          element('div', { className: 'dataset-head' }, [element('strong', { text: view.name })]),
+          view.description ? element('div', { className: 'muted', text: view.description }) : null,
           columnList(columns.get(view.name)),
         ]));
       }
     }
     // Keep which entries were open across polls.
-    const open = new Set(Array.from(this.container.querySelectorAll('details[open]')).map((node) => node.getAttribute('data-dataset') ?? node.getAttribute('data-view')));
+    const owner = (node: Element) => node.closest('[data-dataset], [data-view]');
+    const nameOf = (node: Element) => owner(node)?.getAttribute('data-dataset') ?? `view:${owner(node)?.getAttribute('data-view')}`;
+    const open = new Set(Array.from(this.container.querySelectorAll('details[open]')).map(nameOf));
     this.container.replaceChildren(...sections);
-    for (const node of this.container.querySelectorAll('details')) {
-      if (open.has(node.getAttribute('data-dataset') ?? node.getAttribute('data-view'))) node.open = true;
-    }
+    for (const node of this.container.querySelectorAll('details')) if (open.has(nameOf(node))) node.open = true;
     return datasets.some((dataset) => dataset.progress !== null || dataset.status === 'Initializing' || dataset.status === 'Refreshing');
   }
 
@@ -145,8 +149,8 @@ export class CatalogPanel {
       });
       refresh = button;
     }
-    return element('details', { className: 'dataset', attributes: { 'data-dataset': dataset.name } }, [
-      element('summary', {}, [
+    return element('div', { className: 'dataset', attributes: { 'data-dataset': dataset.name } }, [
+      element('div', { className: 'dataset-head' }, [
         element('strong', { text: dataset.name }),
         element('span', { className: `badge state-${dataset.status.toLowerCase()}`, text: dataset.status }),
       ]),

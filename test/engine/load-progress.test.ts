@@ -1,10 +1,8 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { Int32, Table, vectorFromArray, type RecordBatch } from 'apache-arrow';
 import type { LoadProgressStatus } from '../../core/engine/load-progress.js';
-import type { DatasetConnector, FetchSource } from '../../core/engine/sources/connector.js';
-import type { QuarryPlugin } from '../../core/plugins/types.js';
+import { HeldScan, heldPlugin } from '../helpers/held-connector.js';
 import { defaultPlugins } from '../../plugins/default-bundle.js';
 import { parseSamples, sampleValue, withTelemetryRuntime } from '../telemetry/helpers.js';
 import { runQuarry, startQuarry } from '../cli/helpers/cli-process.js';
@@ -16,44 +14,6 @@ import { runQuarry, startQuarry } from '../cli/helpers/cli-process.js';
  * real connector plugin whose first scan (the load's) hands over one batch, then waits for the
  * test; every later scan (a query reading the source live meanwhile) answers at once.
  */
-
-const BATCH = new Table({ id: vectorFromArray(Array.from({ length: 1000 }, (_, index) => index), new Int32()) });
-
-class HeldScan {
-  scans = 0;
-  #release!: () => void;
-  readonly released = new Promise<void>((resolve) => {
-    this.#release = resolve;
-  });
-
-  release(): void {
-    this.#release();
-  }
-
-  source(): FetchSource {
-    return {
-      kind: 'fetch',
-      schema: async () => BATCH.schema,
-      estimateRows: async () => 4000,
-      scan: () => {
-        const first = ++this.scans === 1;
-        const released = this.released;
-        return (async function* (): AsyncIterable<RecordBatch> {
-          yield* BATCH.batches;
-          if (!first) return;
-          await released;
-          for (let repeat = 0; repeat < 3; repeat++) yield* BATCH.batches;
-        })();
-      },
-    };
-  }
-}
-
-function heldPlugin(held: HeldScan): QuarryPlugin {
-  const connector: DatasetConnector = { schemes: ['held'], resolve: () => held.source() };
-  return { name: 'held-connector', apply: (runtime) => runtime.registerConnector(connector) };
-}
-
 
 interface DatasetEntry {
   name: string;

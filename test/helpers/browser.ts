@@ -29,15 +29,19 @@ export interface PageProblems {
   readonly list: string[];
 }
 
-export async function watchPage(page: Page, origin: string): Promise<PageProblems> {
+/**
+ * `expectedStatuses`: error statuses the page is meant to meet (Chromium logs every failed load
+ * as a console error): 401 by default (no key yet, a wrong key).
+ */
+export async function watchPage(page: Page, origin: string, expectedStatuses: readonly number[] = [401]): Promise<PageProblems> {
   const list: string[] = [];
   // Browser-side code as text: this program is compiled without the DOM's types.
   await page.addInitScript(`document.addEventListener('securitypolicyviolation', (event) => {
     console.error('CSP violation: ' + event.violatedDirective + ' blocked ' + event.blockedURI + ' at ' + event.sourceFile + ':' + event.lineNumber + ':' + event.columnNumber + ' ' + event.sample);
   });`);
   page.on('console', (message) => {
-    // 401s the page expects (no key yet, a wrong key) are logged by Chromium as failed loads.
-    if (message.type() === 'error' && !/status of 401/.test(message.text())) list.push(`console: ${message.text()}`);
+    const status = /the server responded with a status of (\d+)/.exec(message.text())?.[1];
+    if (message.type() === 'error' && !(status !== undefined && expectedStatuses.includes(Number(status)))) list.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => list.push(`page error: ${error.message}`));
   page.on('request', (request) => {
