@@ -23,7 +23,12 @@ const skip = chromiumMissing();
 const browserTest = skip !== undefined && process.env['CI'] !== 'true' ? test.serial.skip : test.serial;
 if (skip !== undefined && process.env['CI'] !== 'true') console.warn(`playground browser tests skipped: ${skip}`);
 
+// A long item_ttl: the default 1 s can pass between two runs on a loaded machine.
 const MANIFEST = `${QUICKSTART_MANIFEST}
+runtime:
+  caching:
+    sql_results:
+      item_ttl: 10m
 views:
   - name: orders_by_status
     sql: SELECT status, count(*) AS orders FROM orders GROUP BY status
