@@ -42,7 +42,7 @@ export class RuntimePane {
   async start(): Promise<void> {
     window.clearTimeout(this.timer);
     if (document.visibilityState === 'visible') await this.refreshView();
-    this.timer = window.setTimeout(() => void this.start(), 3_000);
+    this.timer = window.setTimeout(() => void this.start(), 5_000);
   }
 
   private async refreshView(): Promise<void> {
