@@ -33,7 +33,7 @@ async function run(sql: string): Promise<void> {
   running?.abort();
   const controller = new AbortController();
   running = controller;
-  runButton.disabled = true;
+  runButton.textContent = 'Cancel ■';
   say('Running…');
   try {
     const answer = await sqlArrow(sql, { bypassCache: bypassCache.checked, signal: controller.signal });
@@ -46,14 +46,18 @@ async function run(sql: string): Promise<void> {
     status.dataset['rows'] = String(table.numRows);
     remember({ sql, at: new Date().toISOString(), rows: table.numRows, milliseconds: answer.milliseconds });
   } catch (error) {
-    if (controller.signal.aborted) return;
+    if (controller.signal.aborted) {
+      // Cancelled by the button, or replaced by a newer run (which says its own status).
+      if (running === controller) say('Cancelled: the runtime stops the query when the connection closes.');
+      return;
+    }
     const message = error instanceof ApiError ? `${error.code}: ${error.message}` : (error as Error).message;
     say(message, 'error');
     remember({ sql, at: new Date().toISOString(), error: message });
   } finally {
     if (running === controller) {
       running = undefined;
-      runButton.disabled = false;
+      runButton.textContent = 'Run ▶';
     }
     drawHistory(byId('history'), (text) => editor.setText(text));
   }
@@ -61,6 +65,10 @@ async function run(sql: string): Promise<void> {
 
 const editor = new SqlEditor(byId('editor'), byId('tabs'), (sql) => void run(sql), nonce);
 runButton.addEventListener('click', () => {
+  if (running !== undefined) {
+    running.abort();
+    return;
+  }
   const statement = editor.statementToRun();
   if (statement === undefined) say('Nothing to run: the editor holds no statement.', 'error');
   else void run(statement);

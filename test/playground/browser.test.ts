@@ -147,6 +147,26 @@ browserTest('the statement under the cursor runs, not the whole editor, or the s
   t.is(await page.locator('.grid-header', { hasText: 'second_one' }).count(), 0);
 });
 
+browserTest('a running query is cancelled from the Run button, and the runtime stops it', async (t) => {
+  const { page, runtime } = t.context;
+  await page.locator('.cm-content').click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.insertText('SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b');
+  await page.keyboard.press('Escape');
+  const started = page.waitForRequest((request) => request.url().endsWith('/v1/sql') && request.postData()?.startsWith('SELECT sum(a.range') === true);
+  await page.keyboard.press('Control+Enter');
+  await started;
+  const active = () => runtime.runtime.metrics.value('query_active_count', { protocol: 'http' }) ?? 0;
+  while (active() === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  await page.locator('#run', { hasText: 'Cancel' }).click();
+  await page.locator('#status', { hasText: 'Cancelled' }).waitFor();
+  t.is(await page.locator('#run').textContent(), 'Run ▶');
+  // The page's own polling may be running a query of its own: wait for all to end.
+  while (active() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.pass('no query is left running');
+});
+
 browserTest('100,000 rows arrive whole and stay virtualised while scrolling to the last one', async (t) => {
   const { page } = t.context;
   const status = await runInEditor(page, 'SELECT range AS n, range * 2 AS doubled FROM range(100000)');
