@@ -90,6 +90,7 @@ test('every built-in plugin owns its sections and the bundle names them without 
     'spice-catalog': [],
     functions: ['runtime.functions', 'functions', 'tools'],
     geo: [],
+    playground: [],
     mcp: ['runtime.mcp'],
     'source-rate-control': ['runtime.source_rate_control'],
     'http-connectors': [],
