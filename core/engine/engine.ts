@@ -29,6 +29,7 @@ import { STAGED_WRITE, createStaging, executeRouted, stagedRows } from './routed
 import { ResultModes, type ResultMode } from './result-modes.js';
 import { StatementCache } from './statement-cache.js';
 import { streamResult } from './result-stream.js';
+import { ResultShapes } from './result-shapes.js';
 import { queryOverInputs } from './query-over.js';
 import type { PreparedQuery } from './prepared-query.js';
 import { quoteQualifiedName } from './sql-text.js';
@@ -89,6 +90,7 @@ export class Engine implements EngineApi {
   readonly #resultModes = new ResultModes();
   /** Read statements kept prepared on their connections for the next run of their text. */
   readonly #statements = new StatementCache();
+  readonly #resultShapes = new ResultShapes();
   /** Datasets registered after start-up: settles once each has registered (and loaded) or failed once. */
   #late: Promise<void> = Promise.resolve();
   /** Where user SQL's reach ends beyond its statement kind; plugins add their tables and hints. */
@@ -475,6 +477,7 @@ export class Engine implements EngineApi {
         else prepared.destroySync();
         this.#release(connection, liveCleanup, discard);
       };
+      const shapes = this.#resultShapes;
       const classified = await classifyPrepared(connection, sql, prepared.statementType);
       keep = reusable && classified.kind === 'read';
       return {
@@ -483,7 +486,7 @@ export class Engine implements EngineApi {
         parameterCount: prepared.parameterCount,
         // Computed on demand: most queries never ask, and unresolved types only matter to Flight.
         get resultSchema() {
-          return preparedResultSchema(prepared);
+          return keep ? shapes.preparedSchema(prepared, preparedResultSchema) : preparedResultSchema(prepared);
         },
         get parameterSchema() {
           return preparedParameterSchema(prepared);
@@ -511,6 +514,8 @@ export class Engine implements EngineApi {
               interruptedByRuntime: () => this.#pool.interruptedAll,
               materialize: mode === 'materialize',
               onComplete: (seen) => this.#resultModes.learn(sql, mode, seen),
+              // Only a statement that will be kept is run again: a shape of any other is never read.
+              ...(keep ? { shapes: this.#resultShapes } : {}),
             });
           } catch (error) {
             finish(signal.aborted);

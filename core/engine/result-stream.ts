@@ -3,6 +3,7 @@ import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api
 import type { QuarryError } from '../errors/quarry-error.js';
 import { openBatchStream } from './arrow/index.js';
 import type { ChunkCounters } from './arrow/record-batch-stream.js';
+import type { ResultShapes } from './result-shapes.js';
 
 /** The engine's answer to one query: the Arrow schema up front, then batches as they are produced. */
 export interface EngineStream {
@@ -30,6 +31,8 @@ export async function streamResult(options: {
   onComplete?: (seen: ChunkCounters) => void;
   /** The longest string or blob of the result (runtime.query.max_value_size). */
   maxValueBytes?: number;
+  /** The statement's result shape remembered from an earlier run, and where to remember it (see ResultShapes). */
+  shapes?: ResultShapes;
 }): Promise<EngineStream> {
   const { connection, signal } = options;
   let engineMs = 0;
@@ -49,7 +52,9 @@ export async function streamResult(options: {
   let opened: Awaited<ReturnType<typeof openBatchStream>>;
   try {
     const result = options.materialize ? await options.prepared.run() : await options.prepared.stream();
-    opened = await openBatchStream(result, { counters, maxValueBytes: options.maxValueBytes });
+    const shape = options.shapes?.get(options.prepared);
+    opened = await openBatchStream(result, { counters, maxValueBytes: options.maxValueBytes, ...(shape === undefined ? {} : { shape }) });
+    if (shape === undefined) options.shapes?.remember(options.prepared, opened.shape);
   } catch (error) {
     signal.removeEventListener('abort', onAbort);
     throw signal.aborted || options.interruptedByRuntime?.() ? error : unrequestedInterrupt(error);

@@ -91,3 +91,39 @@ test('a statement over a caller-scoped view is never kept: each caller sees only
     t.is(context.runtime.engine.preparedStatementReuses, reusesBefore, 'no statement over the scoped view was reused');
   });
 });
+
+test('a kept statement hands over the same result schema each run; a parameter\'s type or a refresh gives a new one', async (t) => {
+  const manifest = 'datasets:\n  - from: file:events.csv\n    name: events\n    acceleration:\n      enabled: true\n';
+  await withRuntime(t, { manifest, files: { 'events.csv': 'id,region\n1,EU\n2,US\n' } }, async (context) => {
+    const { engine } = context.runtime;
+    const run = async (sql: string, parameters: unknown[] = []) => {
+      const prepared = await engine.prepare(sql);
+      // Before binding, `SELECT $1` has no result type to describe: asked only without parameters.
+      const resultSchema = parameters.length === 0 ? prepared.resultSchema : undefined;
+      const stream = await prepared.execute(parameters, new AbortController().signal);
+      const values: unknown[] = [];
+      for await (const batch of stream.batches) values.push(...batch.toArray().map((row) => row.toJSON()));
+      return { schema: stream.schema, resultSchema, values };
+    };
+    const first = await run('SELECT * FROM events ORDER BY id');
+    const second = await run('SELECT * FROM events ORDER BY id');
+    t.is(second.schema, first.schema, 'the stream schema object is reused');
+    t.is(second.resultSchema, first.resultSchema, 'so is the prepared schema Flight answers with');
+    t.deepEqual(second.values, first.values);
+
+    // A parameter's type decides the result's: never reused across runs.
+    const text = await run('SELECT $1 AS value', ['text']);
+    const number = await run('SELECT $1 AS value', [42]);
+    t.not(number.schema, text.schema);
+    t.deepEqual([String(text.schema.fields[0]!.type), text.values], ['Utf8', [{ value: 'text' }]]);
+    t.deepEqual(number.values.length, 1);
+
+    writeFileSync(path.join(context.directory, 'events.csv'), 'id,region,amount\n3,EU,10\n');
+    const refreshed = await fetch(`${context.baseUrl}/v1/datasets/events/acceleration/refresh`, { method: 'POST' });
+    t.is(refreshed.status, 201, await refreshed.text());
+    const after = await run('SELECT * FROM events ORDER BY id');
+    t.not(after.schema, first.schema);
+    t.deepEqual(after.schema.fields.map((field) => field.name), ['id', 'region', 'amount']);
+    t.deepEqual(after.values, [{ id: 3n, region: 'EU', amount: 10n }]);
+  });
+});

@@ -1,5 +1,19 @@
 import { Message, MessageHeader, RecordBatch, RecordBatchStreamWriter, type Schema } from 'apache-arrow';
 
+/**
+ * Encoded schema messages, by schema object. Encoding a schema's flatbuffer costs 0.1–0.3 ms
+ * for a few columns; a statement run again hands over the same Schema object (ResultShapes),
+ * so its FlightInfo and DoGet reuse the bytes. Schemas are not modified once made; the bytes
+ * are copied into each FlightData, never written to.
+ */
+const encodedSchemas = new WeakMap<Schema, Uint8Array>();
+
+function schemaFlatbuffer(schema: Schema, encode: () => Uint8Array): Uint8Array {
+  let bytes = encodedSchemas.get(schema);
+  if (bytes === undefined) encodedSchemas.set(schema, (bytes = encode()));
+  return bytes;
+}
+
 /** One Arrow IPC message split the way FlightData carries it. */
 export interface IpcMessage {
   readonly kind: 'schema' | 'dictionary' | 'record-batch';
@@ -44,7 +58,8 @@ export class FlightMessageWriter extends RecordBatchStreamWriter {
 
   protected override _writeMessage<T extends MessageHeader>(message: Message<T>): this {
     const kind = message.headerType === MessageHeader.Schema ? 'schema' : message.headerType === MessageHeader.DictionaryBatch ? 'dictionary' : 'record-batch';
-    this.#current = { kind, header: Message.encode(message), body: [], bodyLength: 0 };
+    const header = kind === 'schema' ? schemaFlatbuffer(message.header() as Schema, () => Message.encode(message)) : Message.encode(message);
+    this.#current = { kind, header, body: [], bodyLength: 0 };
     this.#messages.push(this.#current);
     return this;
   }
@@ -69,7 +84,7 @@ export class FlightMessageWriter extends RecordBatchStreamWriter {
  * want it: the IPC-encapsulated message (continuation marker, padded length, flatbuffer).
  */
 export function encapsulatedSchema(schema: Schema): Uint8Array {
-  const flatbuffer = Message.encode(Message.from(schema));
+  const flatbuffer = schemaFlatbuffer(schema, () => Message.encode(Message.from(schema)));
   const padded = (flatbuffer.byteLength + 7) & ~7;
   const output = new Uint8Array(8 + padded);
   const view = new DataView(output.buffer);
