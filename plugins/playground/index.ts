@@ -14,7 +14,7 @@ import { LiveFigures } from './live-figures.js';
 import { contentSecurityPolicy, HARDENING_HEADERS, newNonce } from './page-headers.js';
 
 export const PLAYGROUND_PLUGIN_NAME = 'playground';
-export const PLAYGROUND_PAGES = ['/', '/play'] as const;
+export const PLAYGROUND_PAGES = ['/', '/play', '/play/'] as const;
 
 export interface PlaygroundPluginOptions {
   /** Where the built front end is (default: dist/playground/ of the package); tests point elsewhere. */

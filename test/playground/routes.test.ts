@@ -31,7 +31,7 @@ async function curlHeaders(url: string): Promise<Record<string, string>> {
 test('the page is served at / and /play with a strict CSP whose nonce is new on every response', async (t) => {
   await withRuntime(t, { manifest: QUICKSTART_MANIFEST, withQuickstartData: true }, async ({ baseUrl }) => {
     const nonces = new Set<string>();
-    for (const route of ['/', '/play', '/']) {
+    for (const route of ['/', '/play', '/play/']) {
       const headers = await curlHeaders(`${baseUrl}${route}`);
       t.is(headers[':status'], '200', route);
       t.is(headers['content-type'], 'text/html; charset=utf-8');
