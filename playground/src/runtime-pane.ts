@@ -8,21 +8,13 @@ import { ApiError, call, getJson, sqlArrow } from './api.js';
 import { element } from './dom.js';
 import { OWN_QUERY_MARK, ownQuery } from './own-queries.js';
 import { columnView } from './values.js';
+// The route's answer, as the plugin defines it (a type only: nothing of the server is bundled).
+import type { LiveFiguresReport } from '../../plugins/playground/live-figures.js';
 
 interface Listener {
   readonly name: string;
   readonly endpoint: string;
   readonly status: string;
-}
-
-export interface LiveFigures {
-  readonly window_seconds: number;
-  readonly queries_per_second: number | null;
-  readonly p95_ms: number | null;
-  readonly cache_hit_ratio: number | null;
-  readonly queries_total: number | null;
-  /** Why a figure is null: the plugin that records it is off. */
-  readonly unavailable: readonly string[];
 }
 
 const RECENT_QUERIES = ownQuery(
@@ -49,7 +41,7 @@ export class RuntimePane {
     const [ready, listeners, figures, recent] = await Promise.all([
       readiness(),
       getJson<Listener[]>('/v1/status').catch((error: Error) => error),
-      getJson<LiveFigures>('/v1/playground/figures').catch((error: Error) => error),
+      getJson<LiveFiguresReport>('/v1/playground/figures').catch((error: Error) => error),
       recentQueries(),
     ]);
     const sections: (HTMLElement | null)[] = [

@@ -16,6 +16,7 @@ export interface LiveFiguresReport {
   readonly p95_ms: number | null;
   readonly cache_hit_ratio: number | null;
   readonly queries_total: number | null;
+  /** Why a figure is null: the plugin that records it is off. */
   readonly unavailable: readonly string[];
 }
 
