@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import bindings from '@duckdb/node-bindings';
-import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
+import type { DuckDBArrayType, DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
 import { DateUnit, Precision, TimeUnit, Type, type Data, type Vector } from 'apache-arrow';
 import { DuckDBTypeId } from './duckdb-api.js';
 import { QuarryError } from '../errors/quarry-error.js';
@@ -21,6 +21,11 @@ export function writeColumnDirect(chunk: DuckDBDataChunk, column: number, vector
   const raw = bindings.data_chunk_get_vector(chunk.chunk, column);
   if (layout.kind === 'string-map') {
     if (!writeStringMap(raw, data, start, count)) return false;
+    writeValidity(raw, data, start, count);
+    return true;
+  }
+  if (layout.kind === 'float-array') {
+    if (!writeFloatArrays(raw, data, start, count, layout.size)) return false;
     writeValidity(raw, data, start, count);
     return true;
   }
@@ -108,7 +113,7 @@ function writeStrings(raw: ReturnType<typeof bindings.data_chunk_get_vector>, da
 const STRING_T_BYTES = 16;
 const INLINED_STRING_BYTES = 12;
 
-type Layout = { kind: 'bytes'; width: number } | { kind: 'decimal'; width: 2 | 4 | 8 } | { kind: 'strings'; utf8: boolean } | { kind: 'string-map' };
+type Layout = { kind: 'bytes'; width: number } | { kind: 'decimal'; width: 2 | 4 | 8 } | { kind: 'strings'; utf8: boolean } | { kind: 'string-map' } | { kind: 'float-array'; size: number };
 
 /** An Arrow Map of Utf8 keys and values into a DuckDB MAP(VARCHAR, VARCHAR). */
 function stringMap(vector: Vector, target: DuckDBType): boolean {
@@ -175,10 +180,34 @@ function layoutFor(vector: Vector, target: DuckDBType): Layout | undefined {
       if (width > 18) return { kind: 'bytes', width: 16 }; // HUGEINT storage: the same 128-bit little-endian integer
       return { kind: 'decimal', width: width <= 4 ? 2 : width <= 9 ? 4 : 8 };
     }
+    case DuckDBTypeId.ARRAY: return floatArray(vector, target);
     case DuckDBTypeId.VARCHAR: return type.typeId === Type.Utf8 ? { kind: 'strings', utf8: true } : undefined;
     case DuckDBTypeId.BLOB: return type.typeId === Type.Binary ? { kind: 'strings', utf8: false } : undefined;
     default: return undefined;
   }
+}
+
+/** FLOAT[n] from Arrow FixedSizeList<Float32> of the same n (embedding vectors): the floats are copied as bytes. */
+function floatArray(vector: Vector, target: DuckDBType): Layout | undefined {
+  const type = vector.type as { typeId: Type; listSize?: number; children?: Array<{ type: { typeId: Type; precision?: number } }> };
+  const { length: size, valueType: targetChild } = target as DuckDBArrayType;
+  const child = type.children?.[0]?.type;
+  if (type.typeId !== Type.FixedSizeList || type.listSize !== size || child?.typeId !== Type.Float || child.precision !== Precision.SINGLE) return undefined;
+  return targetChild.typeId === DuckDBTypeId.FLOAT ? { kind: 'float-array', size } : undefined;
+}
+
+/** The arrays' floats into the array vector's child, in one copy; null-free children only (a null element falls back). */
+function writeFloatArrays(raw: ReturnType<typeof bindings.data_chunk_get_vector>, data: Data, start: number, count: number, size: number): boolean {
+  const child = data.children[0] as Data | undefined;
+  if (!child || child.nullCount > 0) return false;
+  const values = child.values as Float32Array;
+  const first = (data.offset + start) * size;
+  if (values.length < first + count * size) {
+    throw new QuarryError('INGEST_SCHEMA_MISMATCH', `the Arrow batch holds ${Math.floor(values.length / size)} arrays of ${size} floats, fewer than its ${data.offset + start + count} rows; the batch is malformed`);
+  }
+  const target = bindings.array_vector_get_child(raw);
+  bindings.copy_data_to_vector(target, 0, values.buffer as ArrayBuffer, values.byteOffset + first * 4, count * size * 4);
+  return true;
 }
 
 function integer(type: { typeId: Type; bitWidth?: number; isSigned?: boolean }, bits: number, signed: boolean): Layout | undefined {
