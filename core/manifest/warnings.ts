@@ -35,15 +35,18 @@ function accelerationEngineWarnings(document: Record<string, unknown>): string[]
   });
 }
 
-/** Keys of `datasets[].columns[]` Quarry keeps without acting on them (Spice's search settings). */
+/** Keys of `datasets[].columns[]` something acts on: the rest are kept and warned about. */
+const SERVED_COLUMN_KEYS = new Set(['name', 'description', 'embeddings', 'full_text_search']);
+
+/** Keys of `datasets[].columns[]` Quarry keeps without acting on them (Spice's type hints, metadata). */
 function columnWarnings(document: Record<string, unknown>): string[] {
   if (!Array.isArray(document.datasets)) return [];
   return document.datasets.flatMap((dataset: unknown, index) => {
     if (!isMapping(dataset) || !Array.isArray(dataset.columns)) return [];
     return dataset.columns.flatMap((column: unknown, position) => {
       if (!isMapping(column)) return [];
-      const ignored = Object.keys(column).filter((key) => key !== 'name' && key !== 'description');
-      return ignored.length === 0 ? [] : [`datasets[${index}].columns[${position}] (${String(column.name)}): ${ignored.join(', ')} ${ignored.length > 1 ? 'are' : 'is'} accepted but not used: Quarry has no search over columns yet`];
+      const ignored = Object.keys(column).filter((key) => !SERVED_COLUMN_KEYS.has(key));
+      return ignored.length === 0 ? [] : [`datasets[${index}].columns[${position}] (${String(column.name)}): ${ignored.join(', ')} ${ignored.length > 1 ? 'are' : 'is'} accepted but not used`];
     });
   });
 }

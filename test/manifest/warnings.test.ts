@@ -91,6 +91,7 @@ test('every built-in plugin owns its sections and the bundle names them without 
     functions: ['runtime.functions', 'functions', 'tools'],
     geo: [],
     playground: [],
+    search: ['embeddings'],
     mcp: ['runtime.mcp'],
     'source-rate-control': ['runtime.source_rate_control'],
     'http-connectors': [],
@@ -125,8 +126,14 @@ test('Spice\'s sqlite and postgres acceleration engines load with one warning ea
   ]);
 });
 
-test('dataset columns: descriptions are taken; Spice\'s search keys on a column are kept with a warning', async (t) => {
-  const { manifest, warnings } = await load('datasets:\n  - from: file:x.csv\n    name: x\n    columns:\n      - name: title\n        description: The title\n        embeddings:\n          - from: local_model\n      - name: body\n');
+test('dataset columns: descriptions and search settings are taken; other Spice column keys are kept with a warning', async (t) => {
+  const { manifest, warnings } = await load('datasets:\n  - from: file:x.csv\n    name: x\n    columns:\n      - name: title\n        description: The title\n        embeddings:\n          - from: local_model\n        full_text_search:\n          enabled: true\n      - name: body\n        type: string\n');
   t.is(manifest.datasets[0]!.columns?.[0]?.description, 'The title');
-  t.deepEqual(warnings, ['datasets[0].columns[0] (title): embeddings is accepted but not used: Quarry has no search over columns yet']);
+  t.deepEqual(manifest.datasets[0]!.columns?.[0]?.embeddings, [{ from: 'local_model' }]);
+  t.deepEqual(warnings, ['datasets[0].columns[1] (body): type is accepted but not used']);
+});
+
+test('dataset search settings are validated with their paths', async (t) => {
+  const error = await t.throwsAsync(load('datasets:\n  - from: file:x.csv\n    name: x\n    columns:\n      - name: body\n        embeddings:\n          - from: m\n            chunking:\n              enabled: true\n              target_chunk_size: 10\n              overlap_size: 10\n'));
+  t.regex(error!.message, /datasets\[0\]\.columns\[0\]\.embeddings\[0\]\.chunking\.overlap_size: overlap_size must be smaller than target_chunk_size/);
 });

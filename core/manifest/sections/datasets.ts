@@ -3,6 +3,7 @@ import { durationSchema, timeSpanSchema } from '../../units.js';
 import { requiredField } from '../messages.js';
 import { indexKeyProblem } from '../../engine/acceleration/index-statements.js';
 import { retentionProblem } from '../../engine/acceleration/retention.js';
+import { columnSchema, datasetEmbeddingSchema } from './search-columns.js';
 
 /**
  * `datasets:` entries. The core serves `file:` sources; connector plugins add the other
@@ -67,18 +68,13 @@ export const datasetSchema = z.strictObject({
   params: z.record(z.string(), parameterValue).default({}),
   acceleration: accelerationSchema.optional(),
   /**
-   * Spice's per-column metadata: `description` is shown by the MCP table_schema tool; the
-   * search keys Spice also takes here (`embeddings`, `full_text_search`, ...) are kept and
-   * warned about (see warnings.ts).
+   * Spice's per-column metadata: `description` is shown by the MCP table_schema tool;
+   * `full_text_search` and `embeddings` are served by the search plugin; other keys Spice
+   * takes here are kept and warned about (see warnings.ts).
    */
-  columns: z
-    .array(
-      z.looseObject({
-        name: z.string({ error: requiredField('the column name') }).min(1),
-        description: z.string().optional(),
-      }),
-    )
-    .optional(),
+  columns: z.array(columnSchema).optional(),
+  /** Spice's older dataset-level embeddings (`column`, `use`, `column_pk`), served by the search plugin. */
+  embeddings: z.array(datasetEmbeddingSchema).optional(),
 }).superRefine((dataset, context) => {
   for (const problem of accelerationProblems(dataset)) context.addIssue({ code: 'custom', path: problem.path, message: problem.message });
 });

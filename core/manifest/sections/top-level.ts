@@ -82,7 +82,7 @@ export function pluginsSchema(builtinNames: readonly string[]) {
  * Top-level keys of Spice pods for features Quarry does not serve: accepted so a Spice pod
  * loads, ignored with a warning that names them.
  */
-export const SPICE_ONLY_TOP_LEVEL_KEYS = ['models', 'embeddings', 'catalogs', 'workers', 'metadata', 'dependencies', 'snapshots', 'evals'] as const;
+export const SPICE_ONLY_TOP_LEVEL_KEYS = ['models', 'catalogs', 'workers', 'metadata', 'dependencies', 'snapshots', 'evals'] as const;
 
 /** Runtime keys of Spice pods Quarry does not serve (zipkin tracing): ignored with a warning. */
 export const SPICE_ONLY_RUNTIME_KEYS = ['tracing'] as const;
