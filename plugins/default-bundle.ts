@@ -23,6 +23,8 @@ export function defaultPlugins(): LazyPlugin[] {
     builtin('functions', ['runtime.functions', 'functions', 'tools'], async () => (await import('./functions/index.js')).createFunctionsPlugin()),
     builtin('geo', [], async () => (await import('./geo/index.js')).createGeoPlugin()),
     builtin('playground', [], async () => (await import('./playground/index.js')).createPlaygroundPlugin()),
+    // After functions and geo (user functions may be called in a search's where), before mcp (which lists its tool).
+    builtin('search', ['embeddings'], async () => (await import('./search/index.js')).createSearchPlugin()),
     builtin('mcp', ['runtime.mcp'], async () => (await import('./mcp/index.js')).createMcpPlugin()),
     builtin('source-rate-control', ['runtime.source_rate_control'], async () => (await import('./source-rate-control/index.js')).createSourceRateControlPlugin()),
     builtin('http-connectors', [], async () => (await import('./http-connectors/index.js')).createHttpConnectorsPlugin()),

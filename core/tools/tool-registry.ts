@@ -1,8 +1,8 @@
 import { QuarryError } from '../errors/quarry-error.js';
 import type { Principal, Protocol } from '../pipeline/types.js';
 
-/** A JSON-schema type a tool argument may have (tools take flat objects of simple values). */
-export type ToolArgumentType = 'integer' | 'number' | 'string' | 'boolean';
+/** A JSON-schema type a tool argument may have (tools take flat objects of simple values, or lists of strings). */
+export type ToolArgumentType = 'integer' | 'number' | 'string' | 'boolean' | 'string-list';
 
 /** Who calls a tool, through which door, and when to give up. */
 export interface ToolCallContext {
@@ -18,7 +18,8 @@ export interface ToolCallContext {
 export interface RuntimeTool {
   readonly name: string;
   readonly description: string;
-  readonly arguments: ReadonlyArray<{ readonly name: string; readonly type: ToolArgumentType; readonly description?: string }>;
+  /** Arguments are required unless `required: false`. */
+  readonly arguments: ReadonlyArray<{ readonly name: string; readonly type: ToolArgumentType; readonly description?: string; readonly required?: boolean }>;
   /** The plugin that registered it, for logs and collisions. */
   readonly owner: string;
   /** Runs the tool; the text is what the caller receives (JSON for every tool of Quarry's). Throws a QuarryError on failure. */

@@ -67,12 +67,14 @@ const ARGUMENT_SCHEMAS: Record<ToolArgumentType, () => z.ZodType> = {
   number: () => z.number(),
   string: () => z.string(),
   boolean: () => z.boolean(),
+  'string-list': () => z.array(z.string()),
 };
 
-/** The input schema of a plugin's tool: every argument required, typed as declared. */
+/** The input schema of a plugin's tool: arguments typed as declared, required unless said otherwise. */
 function inputSchemaOf(tool: RuntimeTool): Record<string, z.ZodType> {
   return Object.fromEntries(tool.arguments.map((arg) => {
-    const schema = ARGUMENT_SCHEMAS[arg.type]();
+    const typed = ARGUMENT_SCHEMAS[arg.type]();
+    const schema = arg.required === false ? typed.optional() : typed;
     return [arg.name, arg.description === undefined ? schema : schema.describe(arg.description)];
   }));
 }

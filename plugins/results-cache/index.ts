@@ -7,6 +7,7 @@ import './errors.js';
 import { createKeyHasher, HASHING_DESCRIPTIONS } from './hashing.js';
 import { registerCacheMetrics, type CacheMetricPrefix } from './metrics.js';
 import { ResultCache } from './result-cache.js';
+import { registerSharedCaches } from './shared-caches.js';
 import { cachingSchema, resultsCacheSchema, type CacheConfig, type CachingConfig } from './schema.js';
 import { tapSqlResultsCache } from './sql-results.js';
 import { prepareEncoding, type StoredResult } from './stored-result.js';
@@ -57,6 +58,7 @@ export function createResultsCachePlugin(): ResultsCachePlugin {
       if (sqlConfig.enabled && sqlConfig.cache_key_type === 'plan') runtime.planQueriesAhead();
       let sqlResults: ResultCache<StoredResult> | undefined;
       const timers: NodeJS.Timeout[] = [];
+      registerSharedCaches(runtime.hooks, { searchResults: () => caches.searchResults, embeddings: () => caches.embeddings });
 
       runtime.hooks.startup.tapPromise(RESULTS_CACHE_PLUGIN_NAME, async () => {
         await prepareEncoding(sqlConfig.encoding);

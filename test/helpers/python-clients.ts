@@ -18,6 +18,8 @@ export const CONFORMANCE_PACKAGES: Record<string, string> = {
   grpc_tools: 'grpcio-tools',
   'google.protobuf': 'protobuf',
   jsonschema: 'jsonschema',
+  // Builds the tiny embedding model of the search tests (test/fixtures/search/tiny_embedding_model.py).
+  onnx: 'onnx',
 };
 
 export type PythonClients = { available: true } | { available: false; reason: string };

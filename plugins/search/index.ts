@@ -1,0 +1,130 @@
+import { AsyncScalarFunction } from '../../core/engine/native/async-scalar.js';
+import { STAGE } from '../../core/hooks/stages.js';
+import type { ManifestSectionSlice } from '../../core/manifest/slice.js';
+import type { QuarryPlugin } from '../../core/plugins/types.js';
+import { sharedCaches } from '../results-cache/shared-caches.js';
+import { taskHistory, type TaskInput } from '../task-history/recorder.js';
+import './errors.js';
+import { createEmbedder } from './models/create-embedder.js';
+import type { Embedder } from './models/embedder.js';
+import { QueryEmbeddings } from './query-embeddings.js';
+import { registerSearchRoutes } from './routes.js';
+import { embeddingModelsSchema, type EmbeddingModelConfig } from './schema.js';
+import { searchDatasets } from './search-datasets.js';
+import { SearchIndexes } from './search-indexes.js';
+import { SearchService } from './search-service.js';
+import { searchTool } from './search-tool.js';
+
+export const SEARCH_PLUGIN_NAME = 'search';
+
+const slices: ManifestSectionSlice[] = [{ path: 'embeddings', schema: embeddingModelsSchema, secretFields: ['*.params.**'] }];
+
+export interface SearchPlugin extends QuarryPlugin {
+  /** Resolves once every searchable dataset's indexes were built once (tests, benchmarks). */
+  whenIndexed(): Promise<void>;
+}
+
+/**
+ * Full-text and vector search over dataset columns (docs/search.md): indexes built in the
+ * engine at load and after every refresh and write, `text_search` / `vector_search` in SQL,
+ * `POST /v1/search`, the MCP `search` tool, OpenAI-compatible and local ONNX embedding models,
+ * with the `search_results` and `embeddings` caches of runtime.caching.
+ */
+export function createSearchPlugin(): SearchPlugin {
+  /** Datasets whose first index build ended (built or failed), and who waits for all of them. */
+  const attempted = new Set<string>();
+  let searchable: readonly string[] | undefined;
+  const waiting: Array<() => void> = [];
+  const settleWaiting = () => {
+    if (searchable && searchable.every((name) => attempted.has(name))) for (const resolve of waiting.splice(0)) resolve();
+  };
+  return {
+    name: SEARCH_PLUGIN_NAME,
+    manifest: slices,
+    whenIndexed: () => new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      settleWaiting();
+    }),
+    apply(runtime) {
+      const models = runtime.section<EmbeddingModelConfig[]>('embeddings') ?? [];
+      const datasets = searchDatasets(runtime.manifest.datasets, new Set(models.map((model) => model.name)));
+      const embedders = new Map<string, Embedder>();
+      const stop = new AbortController();
+      const record = (task: TaskInput) => {
+        taskHistory(runtime.hooks)?.record(task);
+      };
+      const queryEmbeddings = new QueryEmbeddings({ embedders, cache: () => sharedCaches(runtime.hooks)?.embeddings(), record });
+      const indexes = new SearchIndexes(datasets, {
+        engine: () => runtime.engine,
+        log: runtime.log,
+        embedders,
+        signal: stop.signal,
+        // Answers computed from the old index (SQL results naming the dataset, search results) go.
+        changed: (dataset) => runtime.hooks.cache.invalidate.promise({ datasets: [dataset.toLowerCase()], reason: 'refresh' }),
+      });
+      const service = new SearchService({ runtime, indexes, cache: () => sharedCaches(runtime.hooks)?.searchResults(), record });
+      registerSearchRoutes(runtime, { service, indexes, embedders, queryEmbeddings });
+
+      searchable = datasets.map((dataset) => dataset.name.toLowerCase());
+      const rebuild = (dataset: string) =>
+        indexes
+          .rebuild(dataset)
+          .catch(() => undefined) // logged, and reported by /v1/search/indexes and search errors
+          .then(() => {
+            attempted.add(dataset.toLowerCase());
+            settleWaiting();
+          });
+
+      runtime.hooks.startup.tapPromise(SEARCH_PLUGIN_NAME, async () => {
+        for (const model of models) {
+          const embedder = createEmbedder(model, { directory: runtime.source.directory, outbound: runtime.outbound });
+          await embedder.open(stop.signal);
+          embedders.set(model.name, embedder);
+          runtime.log.info(`embeddings model ${model.name} ready`, { from: model.from, dimensions: embedder.dimensions() });
+        }
+        const embed = new AsyncScalarFunction({
+          name: 'quarry_embed',
+          parameterTypes: ['VARCHAR', 'VARCHAR'],
+          returnType: 'VARCHAR',
+          // A chunk holds one text repeated (a constant argument) or a few: each distinct text is embedded once.
+          async evaluate(columns, rowCount) {
+            const vectors = new Map<string, Promise<string>>();
+            const values: Array<Promise<string | null>> = [];
+            for (let row = 0; row < rowCount; row += 1) {
+              const model = columns[0]![row];
+              const text = columns[1]![row];
+              if (typeof model !== 'string' || typeof text !== 'string') {
+                values.push(Promise.resolve(null));
+                continue;
+              }
+              const key = `${model}\u0000${text}`;
+              let vector = vectors.get(key);
+              if (!vector) vectors.set(key, (vector = queryEmbeddings.embed(model, text, stop.signal).then((embedding) => JSON.stringify(Array.from(embedding.vector)))));
+              values.push(vector);
+            }
+            return Promise.all(values);
+          },
+        });
+        runtime.engine.addConnectionInitializer(async (connection) => embed.registerOn(connection));
+        await indexes.installMacros();
+        // A tool that could only fail is not offered: it is listed once a dataset is searchable.
+        if (datasets.length > 0) runtime.tools.register(searchTool(service));
+        if (datasets.length > 0) runtime.log.info(`search over ${datasets.length} datasets`, { datasets: datasets.map((dataset) => dataset.name) });
+      });
+
+      // Built after the load or refresh the engine just finished (never awaited: queries need not wait).
+      runtime.hooks.datasets.loaded.tap({ name: SEARCH_PLUGIN_NAME, stage: STAGE.OBSERVE_LAST }, (event) => {
+        if (event.error === undefined && indexes.dataset(event.dataset)) void rebuild(event.dataset);
+      });
+      runtime.hooks.cache.invalidate.tap({ name: SEARCH_PLUGIN_NAME, stage: STAGE.OBSERVE_LAST }, (invalidation) => {
+        if (invalidation.reason !== 'write') return;
+        for (const dataset of invalidation.datasets) if (indexes.dataset(dataset)) void rebuild(dataset);
+      });
+
+      runtime.hooks.shutdown.stop.tapPromise({ name: SEARCH_PLUGIN_NAME, stage: STAGE.STOP_PLUGINS }, async () => {
+        stop.abort();
+        await Promise.allSettled([...embedders.values()].map((embedder) => embedder.close()));
+      });
+    },
+  };
+}
