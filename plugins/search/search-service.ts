@@ -157,11 +157,13 @@ export class SearchService {
     const selected = [...new Set(columns.values())].map(quoteIdentifier);
     // The predicate ends on its own line: a trailing `--` comment cannot swallow the parenthesis.
     const where = request.where === undefined ? '' : ` WHERE (${request.where}\n)`;
-    const sql = `SELECT ${[...selected, '__quarry_row', '__quarry_score', '__quarry_column', '__quarry_text'].join(', ')} FROM quarry_search_${method}(${quoteLiteral(dataset)}, ${quoteLiteral(request.text)})${where} ORDER BY __quarry_score DESC LIMIT ${limit}`;
+    // The text is a parameter: the statement is the same for every text (kept prepared), and the
+    // sql_query task-history row of this inner query does not hold it (captured_context governs it).
+    const sql = `SELECT ${[...selected, '__quarry_row', '__quarry_score', '__quarry_column', '__quarry_text'].join(', ')} FROM quarry_search_${method}(${quoteLiteral(dataset)}, $1)${where} ORDER BY __quarry_score DESC LIMIT ${limit}`;
     const principal: Principal = { ...caller.principal, canWrite: false, readOnlyBecause: 'search only reads' };
     let text: string;
     try {
-      const { result } = await this.#runtime.query({ sql, protocol: caller.protocol, principal, signal: caller.signal });
+      const { result } = await this.#runtime.query({ sql, parameters: [request.text], protocol: caller.protocol, principal, signal: caller.signal });
       const chunks: Buffer[] = [];
       for await (const chunk of encodeJson({ schema: result.schema, batches: result.batches })) chunks.push(chunk);
       text = Buffer.concat(chunks).toString('utf8');

@@ -54,3 +54,14 @@ export async function search(baseUrl: string, body: unknown, headers: Record<str
   const response = await fetch(`${baseUrl}/v1/search`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
   return { status: response.status, headers: response.headers, body: (await response.json()) as SearchBody };
 }
+
+/** The generation of a dataset's search index, from GET /v1/search/indexes. */
+export async function indexGeneration(baseUrl: string, dataset: string): Promise<number> {
+  const status = (await (await fetch(`${baseUrl}/v1/search/indexes`)).json()) as Array<{ dataset: string; generation: number }>;
+  return status.find((entry) => entry.dataset === dataset)!.generation;
+}
+
+/** Waits for a rebuild after a refresh or write: each poll is one request, the next after it answers. */
+export async function untilIndexGeneration(baseUrl: string, dataset: string, generation: number): Promise<void> {
+  while ((await indexGeneration(baseUrl, dataset)) < generation) await new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { taskHistory } from '../../plugins/task-history/recorder.js';
 import { startRuntime, type TestRuntime } from '../helpers/runtime.js';
-import { bundleWithSearch, NOTES_CSV, search, tinyEmbeddingModel } from '../helpers/search-fixtures.js';
+import { bundleWithSearch, indexGeneration, NOTES_CSV, search, tinyEmbeddingModel, untilIndexGeneration } from '../helpers/search-fixtures.js';
 
 /**
  * Search over a real engine with a real ONNX model (built by the onnx Python package): the
@@ -188,10 +188,10 @@ test.serial('a write is searchable once the index catches up, and the cached ans
   const body = { text: 'pasta soup', datasets: ['notes'], limit: 1 };
   const before = await search(context.baseUrl, body);
   t.not(before.body.results[0]?.primary_key['id'], 6);
-  const generation = await indexGeneration('notes');
+  const generation = await indexGeneration(context.baseUrl, 'notes');
   const inserted = await context.sql(`INSERT INTO notes VALUES (6, 'Dinner', 'Pasta and soup for dinner')`);
   t.is(inserted.status, 200, await inserted.text());
-  await untilIndexGeneration('notes', generation + 1);
+  await untilIndexGeneration(context.baseUrl, 'notes', generation + 1);
   const after = await search(context.baseUrl, body);
   t.is(after.headers.get('search-results-cache-status'), 'MISS', 'the write dropped the cached answer');
   t.deepEqual(after.body.results[0]?.primary_key, { id: 6 });
@@ -232,13 +232,3 @@ test.serial('bad requests are coded errors naming what is accepted', async (t) =
   const unknownDataset = await context.sql(`SELECT * FROM text_search('articles', 'x')`);
   t.true((await unknownDataset.text()).includes('text_search: articles has no full-text search; datasets with one: notes, faq'));
 });
-
-async function indexGeneration(dataset: string): Promise<number> {
-  const status = (await (await fetch(`${context!.baseUrl}/v1/search/indexes`)).json()) as Array<{ dataset: string; generation: number; building: boolean }>;
-  return status.find((entry) => entry.dataset === dataset)!.generation;
-}
-
-/** The index rebuilds after the write: wait for its generation (each poll is one engine round trip). */
-async function untilIndexGeneration(dataset: string, generation: number): Promise<void> {
-  while ((await indexGeneration(dataset)) < generation) await new Promise((resolve) => setImmediate(resolve));
-}

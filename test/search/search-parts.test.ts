@@ -1,0 +1,82 @@
+import test from 'ava';
+import { QuarryError } from '../../core/errors/quarry-error.js';
+import { chunkText } from '../../plugins/search/chunking.js';
+import { reciprocalRankFusion } from '../../plugins/search/fusion.js';
+import { searchDatasets } from '../../plugins/search/search-datasets.js';
+import { parseSearchRequest } from '../../plugins/search/search-request.js';
+import type { DatasetConfig } from '../../core/manifest/types.js';
+
+const chunking = (target: number, overlap: number, trim = true) => ({ enabled: true, target_chunk_size: target, overlap_size: overlap, trim_whitespace: trim });
+
+test('chunks: words per chunk, the overlap repeated, the original spacing kept; short texts stay whole', (t) => {
+  t.deepEqual(chunkText('one two three four five six seven', chunking(3, 1)), ['one two three', 'three four five', 'five six seven']);
+  t.deepEqual(chunkText('one  two\nthree four', chunking(2, 0)), ['one  two', 'three four']);
+  t.deepEqual(chunkText(' a b ', chunking(5, 0)), ['a b']);
+  t.deepEqual(chunkText(' a b ', undefined), [' a b ']);
+  // Untrimmed, the chunks cover the whole text, whitespace included.
+  t.is(chunkText(' a b  c d ', chunking(2, 0, false)).join(''), ' a b  c d ');
+  const many = Array.from({ length: 1000 }, (_, index) => `w${index}`).join(' ');
+  const pieces = chunkText(many, chunking(100, 10));
+  t.true(pieces.every((piece) => piece.split(' ').length <= 100));
+  t.is(pieces.at(-1)!.split(' ').at(-1), 'w999');
+});
+
+test('reciprocal rank fusion: rows in both lists first, then by rank; items merged', (t) => {
+  const fused = reciprocalRankFusion(
+    [
+      [{ row: 'a', item: ['a1'] }, { row: 'b', item: ['b1'] }],
+      [{ row: 'b', item: ['b2'] }, { row: 'c', item: ['c2'] }],
+    ],
+    (items) => items.flat(),
+  );
+  t.deepEqual(fused.map((entry) => entry.row), ['b', 'a', 'c']);
+  t.deepEqual(fused[0]!.item, ['b1', 'b2']);
+  t.is(fused[0]!.score, 1 / 62 + 1 / 61);
+});
+
+test('search requests: defaults, Spice\'s empty datasets answer, refusals naming what is accepted', (t) => {
+  t.deepEqual(parseSearchRequest({ text: ' cats ' }), { text: 'cats', limit: 3, additional_columns: [] });
+  const refusals: Array<[unknown, RegExp]> = [
+    [undefined, /the search body is empty/],
+    [{ text: '' }, /text is empty/],
+    [{ text: 'x', datasets: [] }, /No data sources provided/],
+    [{ text: 'x', limit: 1.5 }, /limit/],
+    [{ text: 'x', limit: 100_000 }, /limit/],
+    [{ text: 'a\u0000b' }, /NUL/],
+    [{ text: 'x'.repeat(10_001) }, /longer than 10000/],
+    [{ text: 'x', keywords: ['y'] }, /keywords/],
+  ];
+  for (const [body, pattern] of refusals) {
+    const error = t.throws(() => parseSearchRequest(body), undefined, JSON.stringify(body));
+    t.is((error as QuarryError).code, 'SEARCH_INVALID_REQUEST');
+    t.regex(error!.message, pattern);
+  }
+});
+
+const dataset = (overrides: Partial<DatasetConfig>): DatasetConfig => ({ from: 'file:x.csv', name: 'docs', access: 'read', params: {}, acceleration: { enabled: true } as DatasetConfig['acceleration'], ...overrides }) as DatasetConfig;
+
+test('search datasets: column settings and the older dataset-level form; what cannot be served is refused', (t) => {
+  const found = searchDatasets(
+    [
+      dataset({ columns: [{ name: 'title', full_text_search: { enabled: true, row_id: ['id'] } }, { name: 'body', embeddings: [{ from: 'm' }] }] }),
+      dataset({ name: 'old', embeddings: [{ column: 'text', use: 'm', column_pk: ['key'] }] }),
+      dataset({ name: 'plain' }),
+    ],
+    new Set(['m']),
+  );
+  t.deepEqual(found.map((entry) => [entry.name, entry.rowId, entry.columns.map((column) => [column.name, column.ordinal, column.fullText, column.embedding?.model])]), [
+    ['docs', ['id'], [['title', 1, true, undefined], ['body', 2, false, 'm']]],
+    ['old', ['key'], [['text', 1, false, 'm']]],
+  ]);
+  const refusals: Array<[DatasetConfig, RegExp]> = [
+    [dataset({ columns: [{ name: 'body', embeddings: [{ from: 'missing' }] }] }), /not an embeddings: model \(declared: m\)/],
+    [dataset({ acceleration: undefined, columns: [{ name: 'body', full_text_search: { enabled: true } }] }), /need an accelerated dataset/],
+    [dataset({ columns: [{ name: 'body', embeddings: [{ from: 'm' }, { from: 'm' }] }] }), /embedded twice/],
+    [dataset({ columns: [{ name: 'a', full_text_search: { enabled: true, row_id: ['x'] } }, { name: 'b', full_text_search: { enabled: true, row_id: ['y'] } }] }), /different row_id columns/],
+  ];
+  for (const [config, pattern] of refusals) {
+    const error = t.throws(() => searchDatasets([config], new Set(['m'])));
+    t.is((error as QuarryError).code, 'SEARCH_CONFIG_INVALID');
+    t.regex(error!.message, pattern);
+  }
+});
