@@ -16,6 +16,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   cluster: () => import('./cluster/run.js'),
   ingest: () => import('./ingest/run.js'),
   'query-overhead': () => import('./query-overhead/run.js'),
+  search: () => import('./search/run.js'),
 };
 
 const name = process.argv[2];

@@ -1,5 +1,6 @@
 import { quoteIdentifier, quoteLiteral, quoteQualifiedName } from '../../core/engine/sql-text.js';
 import type { SearchColumn, SearchDataset } from './search-datasets.js';
+import { STOP_WORDS } from './stop-words.js';
 
 /** The schema holding every search index; user SQL may not name its tables (hidden in the sandbox). */
 export const SEARCH_SCHEMA = 'quarry_search';
@@ -7,9 +8,14 @@ export const SEARCH_SCHEMA = 'quarry_search';
 /** Where a query's text goes in a search template: replaced by a SQL string literal. */
 export const QUERY_PLACEHOLDER = '{{query}}';
 
-/** Words of a text, as the full-text index and its queries both cut them: letters and digits, lower-cased, accents dropped. */
+const STOP_LIST = `[${STOP_WORDS.map(quoteLiteral).join(', ')}]`;
+
+/**
+ * Words of a text, as the full-text index and its queries both cut them: runs of letters and
+ * digits, lower-cased, accents dropped, stop words left out. No stemming: "cats" is not "cat".
+ */
 export function tokensSql(text: string): string {
-  return `regexp_extract_all(lower(strip_accents(${text})), '[\\p{L}\\p{N}]+')`;
+  return `list_filter(regexp_extract_all(lower(strip_accents(${text})), '[\\p{L}\\p{N}]+'), word -> NOT list_contains(${STOP_LIST}, word))`;
 }
 
 /** BM25's usual constants: term-frequency saturation and length normalisation. */
@@ -152,7 +158,7 @@ export function macroStatements(sources: MacroSources): string[] {
     const otherwise = `error(${quoteLiteral(`${publicName}: `)} || coalesce(dataset, 'NULL') || ${quoteLiteral(searchable.length > 0 ? ` has no ${method === 'text' ? 'full-text' : 'vector'} search; datasets with one: ${searchable.join(', ')}` : ` has no ${method === 'text' ? 'full-text' : 'vector'} search: no dataset declares ${method === 'text' ? 'full_text_search' : 'embeddings'} on a column`)})`;
     const chosen = cases.length > 0 ? `CASE lower(dataset) ${cases.join(' ')} ELSE ${otherwise} END` : otherwise;
     statements.push(`CREATE OR REPLACE MACRO quarry_search_${method}(dataset, query) AS TABLE FROM query(${chosen})`);
-    statements.push(`CREATE OR REPLACE MACRO ${publicName}(dataset, query, lim := 10) AS TABLE SELECT * EXCLUDE (__quarry_row, __quarry_column, __quarry_text) RENAME (__quarry_score AS score) FROM quarry_search_${method}(dataset, query) ORDER BY score DESC LIMIT lim`);
+    statements.push(`CREATE OR REPLACE MACRO ${publicName}(dataset, query, lim := 10) AS TABLE SELECT * EXCLUDE (__quarry_row, __quarry_column, __quarry_text) RENAME (__quarry_score AS score) FROM quarry_search_${method}(dataset, query) ORDER BY score DESC, __quarry_row LIMIT lim`);
   }
   return statements;
 }

@@ -8,7 +8,8 @@ export const MAX_LIMIT = 1_000;
 /**
  * A search request (Spice's `POST /v1/search` body; the MCP `search` tool's arguments):
  * `text`, optional `datasets` (default: every searchable one), `limit` (default 3),
- * `where` (a SQL predicate over the dataset's columns), `additional_columns`.
+ * `where` (a SQL predicate over the dataset's columns), `additional_columns`, `keywords`
+ * (words added to the full-text query).
  */
 export const searchRequestSchema = z.strictObject({
   text: z
@@ -21,11 +22,13 @@ export const searchRequestSchema = z.strictObject({
   limit: z.number({ error: 'expected limit: a whole number of results' }).int().min(1).max(MAX_LIMIT).default(3),
   where: z.string({ error: 'expected where: a SQL predicate over the dataset\'s columns, e.g. "year > 2020"' }).trim().min(1).max(MAX_TEXT_LENGTH).optional(),
   additional_columns: z.array(z.string().min(1), { error: 'expected additional_columns: a list of column names' }).max(100).default([]),
+  /** Spice's: words added to the full-text query (not to the vector query). */
+  keywords: z.array(z.string().min(1).max(1_000), { error: 'expected keywords: a list of words for full-text matching' }).max(100).optional(),
 });
 
 export type SearchRequest = z.output<typeof searchRequestSchema>;
 
-const ACCEPTED = 'send {"text": "...", "datasets": ["..."], "limit": 3, "where": "...", "additional_columns": ["..."]} (only text is required)';
+const ACCEPTED = 'send {"text": "...", "datasets": ["..."], "limit": 3, "where": "...", "additional_columns": ["..."], "keywords": ["..."]} (only text is required)';
 
 /** A request body (already parsed JSON) as a search request, or SEARCH_INVALID_REQUEST naming what is wrong. */
 export function parseSearchRequest(body: unknown): SearchRequest {

@@ -12,7 +12,10 @@ import { reciprocalRankFusion, type RankedMatch } from './fusion.js';
 import type { SearchIndexes } from './search-indexes.js';
 import type { SearchRequest } from './search-request.js';
 
-/** One match as Spice's v2 API answers it. */
+/**
+ * One match as Spice's v2 API answers it. The score is sent twice: `_score` is the name
+ * Spice's runtime writes (what its SDKs read), `score` the name of its API reference.
+ */
 export interface SearchMatch {
   /** Matched column -> its matched texts (always lists, as in Spice v2). */
   readonly matches: Record<string, string[]>;
@@ -20,6 +23,7 @@ export interface SearchMatch {
   readonly primary_key: Record<string, unknown>;
   readonly data: Record<string, unknown>;
   readonly score: number;
+  readonly _score: number;
 }
 
 export type SearchCacheStatus = 'HIT' | 'MISS' | 'BYPASS';
@@ -66,7 +70,7 @@ export class SearchService {
     const datasets = this.#datasetsOf(request);
     const cache = this.#cache();
     const cacheScope = caller.principal.id === 'anonymous' ? 'shared' : 'user';
-    const material = JSON.stringify([caller.principal.id, datasets, request.text, request.limit, request.where ?? null, request.additional_columns]);
+    const material = JSON.stringify([caller.principal.id, datasets, request.text, request.limit, request.where ?? null, request.additional_columns, request.keywords ?? []]);
     const labels = { datasets: datasets.join(','), limit: String(request.limit), protocol: caller.protocol };
     try {
       if (cache && !caller.directives?.noCache) {
@@ -131,6 +135,7 @@ export class SearchService {
         primary_key: Object.fromEntries(dataset.rowId.map((column) => [column, first[columns.get(column.toLowerCase())!]])),
         data: Object.fromEntries(request.additional_columns.map((column) => [column, first[columns.get(column.toLowerCase())!]])),
         score,
+        _score: score,
       };
     };
     if (!hybrid) return lists[0]!.map((match) => toMatch([match.item], Number(match.item['__quarry_score'])));
@@ -157,13 +162,15 @@ export class SearchService {
     const selected = [...new Set(columns.values())].map(quoteIdentifier);
     // The predicate ends on its own line: a trailing `--` comment cannot swallow the parenthesis.
     const where = request.where === undefined ? '' : ` WHERE (${request.where}\n)`;
+    // Ties go by row position, so equal scores always answer in the same order.
     // The text is a parameter: the statement is the same for every text (kept prepared), and the
     // sql_query task-history row of this inner query does not hold it (captured_context governs it).
-    const sql = `SELECT ${[...selected, '__quarry_row', '__quarry_score', '__quarry_column', '__quarry_text'].join(', ')} FROM quarry_search_${method}(${quoteLiteral(dataset)}, $1)${where} ORDER BY __quarry_score DESC LIMIT ${limit}`;
+    const sql = `SELECT ${[...selected, '__quarry_row', '__quarry_score', '__quarry_column', '__quarry_text'].join(', ')} FROM quarry_search_${method}(${quoteLiteral(dataset)}, $1)${where} ORDER BY __quarry_score DESC, __quarry_row LIMIT ${limit}`;
     const principal: Principal = { ...caller.principal, canWrite: false, readOnlyBecause: 'search only reads' };
     let text: string;
     try {
-      const { result } = await this.#runtime.query({ sql, parameters: [request.text], protocol: caller.protocol, principal, signal: caller.signal });
+      const query = method === 'text' && request.keywords ? [request.text, ...request.keywords].join(' ') : request.text;
+      const { result } = await this.#runtime.query({ sql, parameters: [query], protocol: caller.protocol, principal, signal: caller.signal });
       const chunks: Buffer[] = [];
       for await (const chunk of encodeJson({ schema: result.schema, batches: result.batches })) chunks.push(chunk);
       text = Buffer.concat(chunks).toString('utf8');

@@ -17,6 +17,7 @@ export function searchTool(service: SearchService): Omit<RuntimeTool, 'owner'> {
       { name: 'limit', type: 'integer', required: false, description: 'Number of matches (default 3)' },
       { name: 'where', type: 'string', required: false, description: 'A SQL predicate over the dataset\'s columns that matches must satisfy' },
       { name: 'additional_columns', type: 'string-list', required: false, description: 'Columns to return with each match' },
+      { name: 'keywords', type: 'string-list', required: false, description: 'Words that must count in full-text matching, beside the text' },
     ],
     async call(input, context) {
       const request = parseSearchRequest(Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)));

@@ -44,7 +44,7 @@ export const NOTES_CSV = `id,title,body
 
 /** A /v1/search answer as the tests read it. */
 export interface SearchBody {
-  results: Array<{ matches: Record<string, string[]>; dataset: string; primary_key: Record<string, unknown>; data: Record<string, unknown>; score: number }>;
+  results: Array<{ matches: Record<string, string[]>; dataset: string; primary_key: Record<string, unknown>; data: Record<string, unknown>; score: number; _score: number }>;
   duration_ms: number;
   error?: { code: string; message: string };
 }

@@ -42,7 +42,7 @@ def case_search_over_http():
     answer = json.loads(payload)
     assert set(answer) == {"results", "duration_ms"}, answer
     first = answer["results"][0]
-    assert set(first) == {"matches", "dataset", "primary_key", "data", "score"}, first
+    assert set(first) == {"matches", "dataset", "primary_key", "data", "score", "_score"}, first
     assert first["dataset"] == "notes" and first["primary_key"] == {"id": 1} and first["data"] == {"title": "Pets"}, first
     assert all(isinstance(texts, list) for result in answer["results"] for texts in result["matches"].values()), answer
     assert headers.get("search-results-cache-status") == "MISS", headers
