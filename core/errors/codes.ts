@@ -51,6 +51,8 @@ const coreCodes = {
   ENGINE_START_FAILED: { http: 500, grpc: GRPC.INTERNAL, description: 'The SQL engine could not be created with the configured settings.' },
 
   // Requests.
+  CACHE_CONTROL_INVALID: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'A Cache-Control request directive the caches read (max-age, max-stale, min-fresh) has a value that is not a whole number of seconds.' },
+  CACHE_ONLY_IF_CACHED_MISS: { http: 504, grpc: GRPC.FAILED_PRECONDITION, description: 'The request said `Cache-Control: only-if-cached` and the cache (SQL results or search results) holds no usable entry for it; nothing was executed.' },
   SQL_EMPTY: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'The request carried no SQL text.' },
   SQL_INVALID: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'The SQL could not be parsed or bound (syntax error, unknown column or function).' },
   SQL_TOO_LONG: { http: 400, grpc: GRPC.INVALID_ARGUMENT, description: 'The SQL text is longer than runtime.query.max_sql_length (default 1 MiB of characters).' },

@@ -3,7 +3,7 @@ import { toQuarryError } from '../../core/errors/quarry-error.js';
 import { encodeJson } from '../../core/http/encoders/index.js';
 import type { Principal } from '../../core/pipeline/types.js';
 import type { PluginRuntime } from '../../core/plugins/types.js';
-import { taskHistory } from '../task-history/recorder.js';
+import { taskHistory } from '../../core/tasks/task-history.js';
 
 /** What a tool handler knows about its call: who asked, and when to give up. */
 export interface ToolCallContext {

@@ -7,7 +7,7 @@ import './errors.js';
 import { createKeyHasher, HASHING_DESCRIPTIONS } from './hashing.js';
 import { registerCacheMetrics, type CacheMetricPrefix } from './metrics.js';
 import { ResultCache } from './result-cache.js';
-import { registerSharedCaches } from './shared-caches.js';
+import { registerSharedCaches } from '../../core/cache/shared-caches.js';
 import { cachingSchema, resultsCacheSchema, type CacheConfig, type CachingConfig } from './schema.js';
 import { tapSqlResultsCache } from './sql-results.js';
 import { prepareEncoding, type StoredResult } from './stored-result.js';

@@ -4,7 +4,7 @@ import { STAGE } from '../../core/hooks/stages.js';
 import type { Logger } from '../../core/log.js';
 import type { PluginRuntime } from '../../core/plugins/types.js';
 import type { CacheInvalidation, CacheStatus, EncodedAnswer, QueryRequest, QueryResult, ResultMemo } from '../../core/pipeline/types.js';
-import { parseCacheControl, type CacheDirectives } from './cache-control.js';
+import { parseCacheControl, type CacheDirectives } from '../../core/http/cache-control.js';
 import { readsSystemTables, type CacheKeyBuilder, type CacheKeySource } from './cache-key.js';
 import { cacheResponseHeaders } from './response-headers.js';
 import type { CacheLookup, GenerationSnapshot, ResultCache } from './result-cache.js';

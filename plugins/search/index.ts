@@ -2,8 +2,8 @@ import { AsyncScalarFunction } from '../../core/engine/native/async-scalar.js';
 import { STAGE } from '../../core/hooks/stages.js';
 import type { ManifestSectionSlice } from '../../core/manifest/slice.js';
 import type { QuarryPlugin } from '../../core/plugins/types.js';
-import { sharedCaches } from '../results-cache/shared-caches.js';
-import { taskHistory, type TaskInput } from '../task-history/recorder.js';
+import { sharedCaches } from '../../core/cache/shared-caches.js';
+import { taskHistory, type TaskInput } from '../../core/tasks/task-history.js';
 import './errors.js';
 import { createEmbedder } from './models/create-embedder.js';
 import type { Embedder } from './models/embedder.js';
@@ -86,23 +86,28 @@ export function createSearchPlugin(): SearchPlugin {
           name: 'quarry_embed',
           parameterTypes: ['VARCHAR', 'VARCHAR'],
           returnType: 'VARCHAR',
-          // A chunk holds one text repeated (a constant argument) or a few: each distinct text is embedded once.
+          // A chunk holds one text repeated (a constant argument) or many: each distinct text is embedded once, in the model's batches.
           async evaluate(columns, rowCount) {
-            const vectors = new Map<string, Promise<string>>();
-            const values: Array<Promise<string | null>> = [];
+            const byModel = new Map<string, number[]>();
             for (let row = 0; row < rowCount; row += 1) {
               const model = columns[0]![row];
-              const text = columns[1]![row];
-              if (typeof model !== 'string' || typeof text !== 'string') {
-                values.push(Promise.resolve(null));
-                continue;
-              }
-              const key = `${model}\u0000${text}`;
-              let vector = vectors.get(key);
-              if (!vector) vectors.set(key, (vector = queryEmbeddings.embed(model, text, stop.signal).then((embedding) => JSON.stringify(Array.from(embedding.vector)))));
-              values.push(vector);
+              if (typeof model !== 'string' || typeof columns[1]![row] !== 'string') continue;
+              let rows = byModel.get(model);
+              if (!rows) byModel.set(model, (rows = []));
+              rows.push(row);
             }
-            return Promise.all(values);
+            const values = new Array<string | null>(rowCount).fill(null);
+            for (const [model, rows] of byModel) {
+              const vectors = await queryEmbeddings.embedMany(model, rows.map((row) => columns[1]![row] as string), stop.signal);
+              const texts = new Map<Float32Array, string>();
+              rows.forEach((row, index) => {
+                const vector = vectors[index]!;
+                let text = texts.get(vector);
+                if (text === undefined) texts.set(vector, (text = JSON.stringify(Array.from(vector))));
+                values[row] = text;
+              });
+            }
+            return values;
           },
         });
         runtime.engine.addConnectionInitializer(async (connection) => embed.registerOn(connection));

@@ -2,7 +2,7 @@ import { QuarryError } from '../../core/errors/quarry-error.js';
 import { whenClientGone } from '../../core/http/client-gone.js';
 import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../core/http/json-depth.js';
 import type { PluginRuntime } from '../../core/plugins/types.js';
-import { parseCacheControl } from '../results-cache/cache-control.js';
+import { parseCacheControl } from '../../core/http/cache-control.js';
 import type { Embedder } from './models/embedder.js';
 import type { QueryEmbeddings } from './query-embeddings.js';
 import type { SearchIndexes } from './search-indexes.js';

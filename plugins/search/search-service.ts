@@ -3,11 +3,9 @@ import { quoteIdentifier, quoteLiteral } from '../../core/engine/sql-text.js';
 import { encodeJson } from '../../core/http/encoders/index.js';
 import type { PluginRuntime } from '../../core/plugins/types.js';
 import type { Principal, Protocol } from '../../core/pipeline/types.js';
-import type { CacheDirectives } from '../results-cache/cache-control.js';
-// Registers CACHE_ONLY_IF_CACHED_MISS, which a search answers too, even with the results-cache plugin off.
-import '../results-cache/errors.js';
-import type { ResultCache } from '../results-cache/result-cache.js';
-import type { TaskInput } from '../task-history/recorder.js';
+import type { CacheDirectives } from '../../core/http/cache-control.js';
+import type { SharedCache } from '../../core/cache/shared-caches.js';
+import type { TaskInput } from '../../core/tasks/task-history.js';
 import { reciprocalRankFusion, type RankedMatch } from './fusion.js';
 import type { SearchIndexes } from './search-indexes.js';
 import type { SearchRequest } from './search-request.js';
@@ -55,10 +53,10 @@ const CANDIDATES_PER_RESULT = 3;
 export class SearchService {
   readonly #runtime: PluginRuntime;
   readonly #indexes: SearchIndexes;
-  readonly #cache: () => ResultCache<unknown> | undefined;
+  readonly #cache: () => SharedCache | undefined;
   readonly #record: (task: TaskInput) => void;
 
-  constructor(options: { runtime: PluginRuntime; indexes: SearchIndexes; cache: () => ResultCache<unknown> | undefined; record: (task: TaskInput) => void }) {
+  constructor(options: { runtime: PluginRuntime; indexes: SearchIndexes; cache: () => SharedCache | undefined; record: (task: TaskInput) => void }) {
     this.#runtime = options.runtime;
     this.#indexes = options.indexes;
     this.#cache = options.cache;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { isQuarryError } from '../../core/errors/quarry-error.js';
-import { NO_DIRECTIVES, parseCacheControl } from '../../plugins/results-cache/cache-control.js';
+import { NO_DIRECTIVES, parseCacheControl } from '../../core/http/cache-control.js';
 
 test('request directives are parsed case-insensitively; unknown ones are ignored', (t) => {
   t.is(parseCacheControl(undefined), NO_DIRECTIVES);

@@ -211,6 +211,19 @@ test.serial('task history: a search row with its text and output, text_embed row
   t.true(history.some((row) => row['task'] === 'text_embed' && row['input'] === 'cold rain today'), JSON.stringify(history));
 });
 
+test.serial('quarry_embed from SQL: each distinct text of a chunk embedded once, in batches; an oversized text refused', async (t) => {
+  if (!context) return t.pass();
+  const before = context.runtime.metrics.value('embeddings_cache_misses') ?? 0;
+  const counted = await rows(`SELECT count(DISTINCT v) AS vectors, count(*) AS n FROM (SELECT quarry_embed('tiny', list_element(['cat', 'dog', 'truck', 'bus', 'pizza', 'bread', 'rain', 'snow'], (i % 8)::INTEGER + 1)) AS v FROM range(5000) t(i))`);
+  t.deepEqual(counted, [{ vectors: 8, n: 5000 }]);
+  t.true((context.runtime.metrics.value('embeddings_cache_misses') ?? 0) - before <= 8 * 3, 'at most each distinct text once per engine chunk');
+  const long = await context.sql(`SELECT quarry_embed('tiny', repeat('a ', 20000))`);
+  t.is(long.status, 400, await long.clone().text());
+  t.regex(await long.text(), /at most 10000 are embedded at query time/);
+  const unknown = await context.sql(`SELECT quarry_embed('nope', 'x')`);
+  t.regex(await unknown.text(), /no embeddings model named nope; declared: tiny/);
+});
+
 test.serial('bad requests are coded errors naming what is accepted', async (t) => {
   if (!context) return t.pass();
   const cases: Array<[unknown, string]> = [

@@ -93,7 +93,9 @@ export class OnnxEmbedder implements Embedder {
     const tokenizer = this.#tokenizer;
     if (!session || !ort || !tokenizer) throw this.#failure('the model is not loaded');
     signal.throwIfAborted();
-    const encoded = texts.map((text) => this.#truncate(tokenizer.encode(text)));
+    // Tokens are at least a character: text beyond 32 characters a token cannot be kept, and
+    // tokenizing it would only hold the event loop.
+    const encoded = texts.map((text) => this.#truncate(tokenizer.encode(text.slice(0, this.#maxTokens * 32))));
     const width = Math.max(1, ...encoded.map((encoding) => encoding.ids.length));
     const ids = new BigInt64Array(texts.length * width);
     const mask = new BigInt64Array(texts.length * width);

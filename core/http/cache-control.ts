@@ -1,8 +1,9 @@
-import { QuarryError } from '../../core/errors/quarry-error.js';
+import { QuarryError } from '../errors/quarry-error.js';
 
 /**
- * The request `Cache-Control` directives the results cache honours (RFC 9111 §5.2.1, as
- * Spice reads them), from the HTTP header or the Flight `cache-control` metadata.
+ * The request `Cache-Control` directives the caches honour (RFC 9111 §5.2.1, as Spice reads
+ * them), from the HTTP header or the Flight `cache-control` metadata: the results cache's
+ * SQL answers and the search plugin's answers alike (so it lives in core).
  * Directives it does not know (`no-transform`, `stale-if-error`, ...) are ignored.
  */
 export interface CacheDirectives {
