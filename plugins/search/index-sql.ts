@@ -155,7 +155,7 @@ export function macroStatements(sources: MacroSources): string[] {
       return `WHEN ${quoteLiteral(dataset)} THEN ${sql}`;
     });
     const searchable = [...templates.keys()];
-    const otherwise = `error(${quoteLiteral(`${publicName}: `)} || coalesce(dataset, 'NULL') || ${quoteLiteral(searchable.length > 0 ? ` has no ${method === 'text' ? 'full-text' : 'vector'} search; datasets with one: ${searchable.join(', ')}` : ` has no ${method === 'text' ? 'full-text' : 'vector'} search: no dataset declares ${method === 'text' ? 'full_text_search' : 'embeddings'} on a column`)})`;
+    const otherwise = `error(${quoteLiteral(`${publicName}: `)} || coalesce(dataset, 'NULL') || ${quoteLiteral(searchable.length > 0 ? ` has no ${method === 'text' ? 'full-text' : 'vector'} search; datasets with one: ${searchable.join(', ')}` : ` has no ${method === 'text' ? 'full-text' : 'vector'} search: no dataset has ${method === 'text' ? 'full_text_search' : 'embeddings with a model Quarry runs'} on a column`)})`;
     const chosen = cases.length > 0 ? `CASE lower(dataset) ${cases.join(' ')} ELSE ${otherwise} END` : otherwise;
     statements.push(`CREATE OR REPLACE MACRO quarry_search_${method}(dataset, query) AS TABLE FROM query(${chosen})`);
     statements.push(`CREATE OR REPLACE MACRO ${publicName}(dataset, query, lim := 10) AS TABLE SELECT * EXCLUDE (__quarry_row, __quarry_column, __quarry_text) RENAME (__quarry_score AS score) FROM quarry_search_${method}(dataset, query) ORDER BY score DESC, __quarry_row LIMIT lim`);

@@ -9,7 +9,7 @@ import { createEmbedder } from './models/create-embedder.js';
 import type { Embedder } from './models/embedder.js';
 import { QueryEmbeddings } from './query-embeddings.js';
 import { registerSearchRoutes } from './routes.js';
-import { embeddingModelsSchema, type EmbeddingModelConfig } from './schema.js';
+import { embeddingModelsSchema, unservedReason, type EmbeddingModelConfig } from './schema.js';
 import { searchDatasets } from './search-datasets.js';
 import { SearchIndexes } from './search-indexes.js';
 import { SearchService } from './search-service.js';
@@ -46,8 +46,15 @@ export function createSearchPlugin(): SearchPlugin {
       settleWaiting();
     }),
     apply(runtime) {
-      const models = runtime.section<EmbeddingModelConfig[]>('embeddings') ?? [];
-      const datasets = searchDatasets(runtime.manifest.datasets, new Set(models.map((model) => model.name)));
+      const declared = runtime.section<EmbeddingModelConfig[]>('embeddings') ?? [];
+      const unserved = new Map(declared.flatMap((model) => {
+        const reason = unservedReason(model);
+        return reason === undefined ? [] : [[model.name, reason] as const];
+      }));
+      const models = declared.filter((model) => !unserved.has(model.name));
+      for (const [name, reason] of unserved) runtime.log.warn(`embeddings model ${name} is not loaded: ${reason}`);
+      const { datasets, warnings } = searchDatasets(runtime.manifest.datasets, new Set(models.map((model) => model.name)), unserved);
+      for (const warning of warnings) runtime.log.warn(warning);
       const embedders = new Map<string, Embedder>();
       const stop = new AbortController();
       const record = (task: TaskInput) => {

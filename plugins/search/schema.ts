@@ -8,16 +8,15 @@ import { requiredField } from '../../core/manifest/messages.js';
  * - `from: file:<path of a .onnx model>` (or `file` with the model among `files:`): run in
  *   process by onnxruntime-node, with the Hugging Face `tokenizer.json` found beside it or
  *   named in `files:`.
+ * Other providers (Spice's `huggingface:`, `azure:`, `bedrock:`, ...) are accepted and not
+ * served: a warning names them, and columns embedded with them get no vectors.
  */
 export const embeddingModelSchema = z.strictObject({
   name: z
     .string({ error: requiredField('the model name datasets refer to, e.g. embed') })
     .regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'expected a name of letters, digits, _, . and -, not starting with a digit'),
-  from: z
-    .string({ error: requiredField('the provider: openai:<model> or file:<path to a .onnx model>') })
-    .refine((from) => /^(openai(:.+)?|file(:.+)?)$/.test(from), {
-      error: (issue) => `the embeddings provider '${String(issue.input).split(':')[0]}' is not supported: expected openai:<model> (any OpenAI-compatible endpoint) or file:<path to a .onnx model>`,
-    }),
+  // Any provider is accepted, so a Spice pod with a huggingface: model loads; those not served are warned about (servedModel).
+  from: z.string({ error: requiredField('the provider: openai:<model> or file:<path to a .onnx model>') }).min(1),
   description: z.string().optional(),
   files: z.array(z.looseObject({ path: z.string({ error: requiredField('the file path') }).min(1) })).optional(),
   params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).default({}),
@@ -37,3 +36,14 @@ export const embeddingModelsSchema = z
   .describe('Embedding models (OpenAI-compatible endpoints, local ONNX files) for vector search over dataset columns.');
 
 export type EmbeddingModelConfig = z.output<typeof embeddingModelSchema>;
+
+/** Why a declared model is not served, or undefined when Quarry runs it. */
+export function unservedReason(config: EmbeddingModelConfig): string | undefined {
+  if (/^openai(:.+)?$/.test(config.from)) return undefined;
+  if (config.from.startsWith('file')) {
+    const model = config.from.startsWith('file:') ? config.from.slice('file:'.length) : config.files?.find((file) => file.path.endsWith('.onnx'))?.path;
+    if (model?.endsWith('.onnx')) return undefined;
+    return `${model ?? 'its file'} is not an ONNX model (.onnx): local models run with onnxruntime; export the model to ONNX`;
+  }
+  return `the provider '${config.from.split(':')[0]}' is not served: Quarry runs openai:<model> (any OpenAI-compatible endpoint) and file:<path to a .onnx model>`;
+}

@@ -27,10 +27,12 @@ function invalid(dataset: DatasetConfig, message: string): QuarryError {
  * The datasets with search columns: `columns[].full_text_search`, `columns[].embeddings` and
  * the older dataset-level `embeddings: [{column, use}]`. Refuses what cannot be served: a
  * model not declared under `embeddings:`, a dataset not accelerated (indexes are built from
- * the engine's copy), a column embedded twice.
+ * the engine's copy), a column embedded twice. A column embedded with a declared model Quarry
+ * does not run (`unserved`: name -> why) is left without vectors, with a warning.
  */
-export function searchDatasets(datasets: readonly DatasetConfig[], models: ReadonlySet<string>): SearchDataset[] {
+export function searchDatasets(datasets: readonly DatasetConfig[], models: ReadonlySet<string>, unserved: ReadonlyMap<string, string> = new Map()): { datasets: SearchDataset[]; warnings: string[] } {
   const found: SearchDataset[] = [];
+  const warnings: string[] = [];
   for (const dataset of datasets) {
     const columns = new Map<string, { fullText: boolean; embedding: SearchColumn['embedding'] }>();
     const rowIds: string[][] = [];
@@ -40,6 +42,11 @@ export function searchDatasets(datasets: readonly DatasetConfig[], models: Reado
       return column;
     };
     const embed = (name: string, model: string, chunking: ChunkingConfig | undefined) => {
+      const reason = unserved.get(model);
+      if (reason !== undefined) {
+        warnings.push(`dataset ${dataset.name}: column ${name} gets no vectors: embeddings model ${model}: ${reason}`);
+        return;
+      }
       if (!models.has(model)) throw invalid(dataset, `column ${name} is embedded with "${model}", which is not an embeddings: model${models.size > 0 ? ` (declared: ${[...models].join(', ')})` : ' (none is declared)'}`);
       const column = entry(name);
       if (column.embedding) throw invalid(dataset, `column ${name} is embedded twice; one embeddings model per column is served`);
@@ -72,5 +79,5 @@ export function searchDatasets(datasets: readonly DatasetConfig[], models: Reado
       columns: [...columns.entries()].map(([name, column], index) => ({ name, ordinal: index + 1, ...column })),
     });
   }
-  return found;
+  return { datasets: found, warnings };
 }

@@ -4,6 +4,9 @@ import { chunkText } from '../../plugins/search/chunking.js';
 import { reciprocalRankFusion } from '../../plugins/search/fusion.js';
 import { searchDatasets } from '../../plugins/search/search-datasets.js';
 import { parseSearchRequest } from '../../plugins/search/search-request.js';
+import { unservedReason } from '../../plugins/search/schema.js';
+import { startRuntime } from '../helpers/runtime.js';
+import { bundleWithSearch, NOTES_CSV, search } from '../helpers/search-fixtures.js';
 import type { DatasetConfig } from '../../core/manifest/types.js';
 
 const chunking = (target: number, overlap: number, trim = true) => ({ enabled: true, target_chunk_size: target, overlap_size: overlap, trim_whitespace: trim });
@@ -56,7 +59,7 @@ test('search requests: defaults, Spice\'s empty datasets answer, refusals naming
 const dataset = (overrides: Partial<DatasetConfig>): DatasetConfig => ({ from: 'file:x.csv', name: 'docs', access: 'read', params: {}, acceleration: { enabled: true } as DatasetConfig['acceleration'], ...overrides }) as DatasetConfig;
 
 test('search datasets: column settings and the older dataset-level form; what cannot be served is refused', (t) => {
-  const found = searchDatasets(
+  const { datasets: found } = searchDatasets(
     [
       dataset({ columns: [{ name: 'title', full_text_search: { enabled: true, row_id: ['id'] } }, { name: 'body', embeddings: [{ from: 'm' }] }] }),
       dataset({ name: 'old', embeddings: [{ column: 'text', use: 'm', column_pk: ['key'] }] }),
@@ -78,5 +81,60 @@ test('search datasets: column settings and the older dataset-level form; what ca
     const error = t.throws(() => searchDatasets([config], new Set(['m'])));
     t.is((error as QuarryError).code, 'SEARCH_CONFIG_INVALID');
     t.regex(error!.message, pattern);
+  }
+});
+
+test('a model Quarry does not run (huggingface:, a .safetensors file) is warned about; its columns get no vectors, the pod loads', (t) => {
+  const { datasets, warnings } = searchDatasets(
+    [dataset({ columns: [{ name: 'body', full_text_search: { enabled: true }, embeddings: [{ from: 'hf' }] }] }), dataset({ name: 'only_vectors', acceleration: undefined, columns: [{ name: 'text', embeddings: [{ from: 'hf' }] }] })],
+    new Set(),
+    new Map([['hf', "the provider 'huggingface' is not served"]]),
+  );
+  t.deepEqual(datasets.map((entry) => [entry.name, entry.columns.map((column) => [column.name, column.fullText, column.embedding])]), [['docs', [['body', true, undefined]]]]);
+  t.deepEqual(warnings, [
+    "dataset docs: column body gets no vectors: embeddings model hf: the provider 'huggingface' is not served",
+    "dataset only_vectors: column text gets no vectors: embeddings model hf: the provider 'huggingface' is not served",
+  ]);
+  t.is(unservedReason({ name: 'm', from: 'huggingface:huggingface.co/sentence-transformers/all-MiniLM-L6-v2', params: {} }), "the provider 'huggingface' is not served: Quarry runs openai:<model> (any OpenAI-compatible endpoint) and file:<path to a .onnx model>");
+  t.regex(unservedReason({ name: 'm', from: 'file:models/model.safetensors', params: {} })!, /not an ONNX model/);
+  t.is(unservedReason({ name: 'm', from: 'file', files: [{ path: 'm/model.onnx' }], params: {} }), undefined);
+  t.is(unservedReason({ name: 'm', from: 'openai:text-embedding-3-small', params: {} }), undefined);
+});
+
+test('a Spice cookbook pod with a huggingface model loads with a warning; its full-text search works', async (t) => {
+  const { bundle, search: plugin } = bundleWithSearch();
+  const context = await startRuntime({
+    manifest: `version: v1
+kind: Spicepod
+name: cookbook
+embeddings:
+  - from: huggingface:huggingface.co/sentence-transformers/all-MiniLM-L6-v2
+    name: hf_minilm
+datasets:
+  - from: file:data/notes.csv
+    name: notes
+    acceleration:
+      enabled: true
+    columns:
+      - name: body
+        embeddings:
+          - from: hf_minilm
+            row_id: id
+        full_text_search:
+          enabled: true
+          row_id: id
+`,
+    files: { 'data/notes.csv': NOTES_CSV },
+    bundle,
+  });
+  try {
+    await plugin.whenIndexed();
+    t.true(context.logs.some((record) => record.message.startsWith("embeddings model hf_minilm is not loaded: the provider 'huggingface' is not served")), JSON.stringify(context.logs.map((record) => record.message)));
+    const answer = await search(context.baseUrl, { text: 'loud truck', limit: 1 });
+    t.deepEqual(answer.body.results[0]?.primary_key, { id: 2 });
+    const vector = await context.sql(`SELECT * FROM vector_search('notes', 'truck')`);
+    t.regex(await vector.text(), /vector_search: notes has no vector search: no dataset has embeddings with a model Quarry runs on a column/);
+  } finally {
+    await context.runtime.stop();
   }
 });
