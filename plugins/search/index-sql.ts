@@ -66,8 +66,9 @@ function matchedRows(dataset: SearchDataset, column: SearchColumn, hits: string,
   return `SELECT r.*, r.rowid AS __quarry_row, h.score AS __quarry_score, ${quoteLiteral(column.name)} AS __quarry_column, ${text} AS __quarry_text FROM ${quoteQualifiedName(dataset.name)} r JOIN ${hits} h ON hash(r.${name}) = h.text_hash`;
 }
 
-/** Each row once, with its best-scoring column. */
+/** Each row once, with its best-scoring column. One column needs no window: each row is in it once (the window was a third of a query's time). */
 function bestPerRow(branches: readonly string[]): string {
+  if (branches.length === 1) return branches[0]!;
   return `SELECT * FROM (${branches.join(' UNION ALL ')}) QUALIFY row_number() OVER (PARTITION BY __quarry_row ORDER BY __quarry_score DESC, __quarry_column) = 1`;
 }
 
