@@ -121,8 +121,9 @@ export class SearchIndexes {
     const state = this.#states.get(name.toLowerCase());
     if (!state) return Promise.resolve();
     if (state.building) {
+      // The running build's loop goes round once more; its promise covers that round too.
       state.again = true;
-      return state.building.then(() => (state.building ? state.building : undefined));
+      return state.building;
     }
     const run = async (): Promise<void> => {
       do {
@@ -166,6 +167,9 @@ export class SearchIndexes {
     } catch (error) {
       // The engine's first line says what is wrong; the rest repeats the statement.
       state.error = (error as Error).message.split('\n')[0]!;
+      // Searches keep reading the previous generation (if any); the half-built one goes.
+      const abandoned = fullTextTables(state.dataset, state.generation + 1);
+      for (const table of [abandoned.docs, abandoned.terms]) await engine.runInternal(`DROP TABLE IF EXISTS ${table.sql}`).catch(() => undefined);
       log.error(`search index of ${state.dataset.name} failed to build: ${state.error}`);
       await this.installMacros().catch(() => undefined);
       throw error;

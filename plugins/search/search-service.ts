@@ -175,7 +175,7 @@ export class SearchService {
     } catch (error) {
       const failure = toQuarryError(error);
       if (request.where !== undefined && failure.code !== 'EMBEDDING_MODEL_FAILED' && failure.code !== 'SEARCH_INDEX_NOT_READY') {
-        throw new QuarryError('SEARCH_INVALID_REQUEST', `searching ${dataset} with where ${JSON.stringify(request.where)} failed: ${failure.message}`, { cause: error });
+        throw new QuarryError('SEARCH_INVALID_REQUEST', `searching ${dataset} with where ${JSON.stringify(request.where)} failed: ${failure.message.split('\n')[0]}`, { cause: error });
       }
       throw failure;
     }

@@ -138,3 +138,38 @@ datasets:
     await context.runtime.stop();
   }
 });
+
+test('an index that cannot be built (a column that is not text) is reported, and searches say why', async (t) => {
+  const { bundle, search: plugin } = bundleWithSearch();
+  const context = await startRuntime({
+    manifest: `version: v2
+kind: Spicepod
+name: broken-index
+datasets:
+  - from: file:data/notes.csv
+    name: notes
+    acceleration:
+      enabled: true
+    columns:
+      - name: id
+        full_text_search:
+          enabled: true
+`,
+    files: { 'data/notes.csv': NOTES_CSV },
+    bundle,
+  });
+  try {
+    await plugin.whenIndexed();
+    const answer = await search(context.baseUrl, { text: 'truck' });
+    t.is(answer.status, 503);
+    t.is(answer.body.error?.code, 'SEARCH_INDEX_NOT_READY');
+    t.regex(answer.body.error!.message, /dataset notes: its search index failed to build: dataset notes column id is BIGINT; full_text_search and embeddings need text \(VARCHAR\) columns/);
+    const status = (await (await fetch(`${context.baseUrl}/v1/search/indexes`)).json()) as Array<{ error?: string; full_text_ready: boolean }>;
+    t.false(status[0]!.full_text_ready);
+    t.regex(status[0]!.error ?? '', /column id is BIGINT/);
+    const sql = await context.sql(`SELECT * FROM text_search('notes', 'truck')`);
+    t.regex(await sql.text(), /text_search: dataset notes: its search index failed to build/);
+  } finally {
+    await context.runtime.stop();
+  }
+});
