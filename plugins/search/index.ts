@@ -33,10 +33,10 @@ export interface SearchPlugin extends QuarryPlugin {
 export function createSearchPlugin(): SearchPlugin {
   /** Datasets whose first index build ended (built or failed), and who waits for all of them. */
   const attempted = new Set<string>();
-  let searchable: readonly string[] | undefined;
+  let waitingFor: readonly string[] | undefined;
   const waiting: Array<() => void> = [];
   const settleWaiting = () => {
-    if (searchable && searchable.every((name) => attempted.has(name))) for (const resolve of waiting.splice(0)) resolve();
+    if (waitingFor && waitingFor.every((name) => attempted.has(name))) for (const resolve of waiting.splice(0)) resolve();
   };
   return {
     name: SEARCH_PLUGIN_NAME,
@@ -52,16 +52,15 @@ export function createSearchPlugin(): SearchPlugin {
         return reason === undefined ? [] : [[model.name, reason] as const];
       }));
       const models = declared.filter((model) => !unserved.has(model.name));
-      for (const [name, reason] of unserved) runtime.log.warn(`embeddings model ${name} is not loaded: ${reason}`);
-      const { datasets, warnings } = searchDatasets(runtime.manifest.datasets, new Set(models.map((model) => model.name)), unserved);
-      for (const warning of warnings) runtime.log.warn(warning);
+      // Read in the hooks, where a refusal keeps its own code (SEARCH_CONFIG_INVALID).
+      const searchable = () => searchDatasets(runtime.manifest.datasets, new Set(models.map((model) => model.name)), unserved);
       const embedders = new Map<string, Embedder>();
       const stop = new AbortController();
       const record = (task: TaskInput) => {
         taskHistory(runtime.hooks)?.record(task);
       };
       const queryEmbeddings = new QueryEmbeddings({ embedders, cache: () => sharedCaches(runtime.hooks)?.embeddings(), record });
-      const indexes = new SearchIndexes(datasets, {
+      const indexes = new SearchIndexes({
         engine: () => runtime.engine,
         log: runtime.log,
         embedders,
@@ -72,7 +71,6 @@ export function createSearchPlugin(): SearchPlugin {
       const service = new SearchService({ runtime, indexes, cache: () => sharedCaches(runtime.hooks)?.searchResults(), record });
       registerSearchRoutes(runtime, { service, indexes, embedders, queryEmbeddings });
 
-      searchable = datasets.map((dataset) => dataset.name.toLowerCase());
       const rebuild = (dataset: string) =>
         indexes
           .rebuild(dataset)
@@ -82,7 +80,23 @@ export function createSearchPlugin(): SearchPlugin {
             settleWaiting();
           });
 
+      // quarryd --check: what start-up would refuse in the search settings, and the models not run.
+      runtime.hooks.check.tapPromise(SEARCH_PLUGIN_NAME, async (check) => {
+        for (const [name, reason] of unserved) runtime.log.warn(`embeddings model ${name} is not loaded: ${reason}`);
+        try {
+          for (const warning of searchable().warnings) runtime.log.warn(warning);
+        } catch (error) {
+          check.report('datasets', (error as Error).message);
+        }
+      });
+
       runtime.hooks.startup.tapPromise(SEARCH_PLUGIN_NAME, async () => {
+        for (const [name, reason] of unserved) runtime.log.warn(`embeddings model ${name} is not loaded: ${reason}`);
+        const { datasets, warnings } = searchable();
+        for (const warning of warnings) runtime.log.warn(warning);
+        indexes.configure(datasets);
+        waitingFor = datasets.map((dataset) => dataset.name.toLowerCase());
+        settleWaiting();
         for (const model of models) {
           const embedder = createEmbedder(model, { directory: runtime.source.directory, outbound: runtime.outbound });
           await embedder.open(stop.signal);

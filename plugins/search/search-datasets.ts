@@ -47,7 +47,8 @@ export function searchDatasets(datasets: readonly DatasetConfig[], models: Reado
         warnings.push(`dataset ${dataset.name}: column ${name} gets no vectors: embeddings model ${model}: ${reason}`);
         return;
       }
-      if (!models.has(model)) throw invalid(dataset, `column ${name} is embedded with "${model}", which is not an embeddings: model${models.size > 0 ? ` (declared: ${[...models].join(', ')})` : ' (none is declared)'}`);
+      const declared = [...models, ...unserved.keys()];
+      if (!models.has(model)) throw invalid(dataset, `column ${name} is embedded with "${model}", which is not an embeddings: model${declared.length > 0 ? ` (declared: ${declared.join(', ')})` : ' (none is declared)'}`);
       const column = entry(name);
       if (column.embedding) throw invalid(dataset, `column ${name} is embedded twice; one embeddings model per column is served`);
       column.embedding = { model, chunking: chunking?.enabled ? chunking : undefined };

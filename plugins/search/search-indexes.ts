@@ -63,8 +63,12 @@ export class SearchIndexes {
   readonly #states = new Map<string, IndexState>();
   readonly #options: SearchIndexOptions;
 
-  constructor(datasets: readonly SearchDataset[], options: SearchIndexOptions) {
+  constructor(options: SearchIndexOptions) {
     this.#options = options;
+  }
+
+  /** The searchable datasets, known at start-up (before any loads). */
+  configure(datasets: readonly SearchDataset[]): void {
     for (const dataset of datasets) {
       this.#states.set(dataset.name.toLowerCase(), { dataset, generation: 0, fullText: undefined, vectors: new Map(), error: undefined, building: undefined, again: false, columnNames: [], lastBuild: undefined });
     }

@@ -5,7 +5,11 @@ import { reciprocalRankFusion } from '../../plugins/search/fusion.js';
 import { searchDatasets } from '../../plugins/search/search-datasets.js';
 import { parseSearchRequest } from '../../plugins/search/search-request.js';
 import { unservedReason } from '../../plugins/search/schema.js';
-import { startRuntime } from '../helpers/runtime.js';
+import { startRuntime, writeManifestDirectory } from '../helpers/runtime.js';
+import { createLogger } from '../../core/log.js';
+import { loadManifest } from '../../core/manifest/load.js';
+import { Runtime } from '../../core/runtime.js';
+import { defaultPlugins } from '../../plugins/default-bundle.js';
 import { bundleWithSearch, NOTES_CSV, search } from '../helpers/search-fixtures.js';
 import type { DatasetConfig } from '../../core/manifest/types.js';
 
@@ -172,4 +176,29 @@ datasets:
   } finally {
     await context.runtime.stop();
   }
+});
+
+test('start-up refuses a column embedded with a model no embeddings: entry declares, with SEARCH_CONFIG_INVALID', async (t) => {
+  const directory = writeManifestDirectory({
+    manifest: `version: v1
+kind: Spicepod
+name: typo
+datasets:
+  - from: file:data/notes.csv
+    name: notes
+    acceleration:
+      enabled: true
+    columns:
+      - name: body
+        embeddings:
+          - from: minilm
+`,
+    files: { 'data/notes.csv': NOTES_CSV },
+  });
+  const loaded = await loadManifest({ path: directory, bundle: defaultPlugins() });
+  const runtime = new Runtime({ manifest: loaded.manifest, source: loaded.source, plugins: loaded.plugins, log: createLogger({ level: 'info', sink: () => undefined }), http: '127.0.0.1:0', flight: false });
+  const error = await t.throwsAsync(runtime.start());
+  t.is((error as QuarryError).code, 'SEARCH_CONFIG_INVALID');
+  t.regex(error!.message, /dataset notes: column body is embedded with "minilm", which is not an embeddings: model \(none is declared\)/);
+  await runtime.stop().catch(() => undefined);
 });
