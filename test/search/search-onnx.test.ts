@@ -224,6 +224,25 @@ test.serial('quarry_embed from SQL: each distinct text of a chunk embedded once,
   t.regex(await unknown.text(), /no embeddings model named nope; declared: tiny/);
 });
 
+test.serial('GET /v1/embeddings lists the models; POST /v1/embeddings answers OpenAI\'s shape with the model\'s vectors', async (t) => {
+  if (!context) return t.pass();
+  const listed = await fetch(`${context.baseUrl}/v1/embeddings`);
+  t.deepEqual(await listed.json(), [{ name: 'tiny', from: `file:${(await tinyEmbeddingModel(t))!.model}`, dimensions: 8 }]);
+  const created = await fetch(`${context.baseUrl}/v1/embeddings`, { method: 'POST', body: JSON.stringify({ model: 'tiny', input: ['a kitten', 'a truck'] }) });
+  t.is(created.status, 200);
+  const body = (await created.json()) as { object: string; model: string; data: Array<{ object: string; index: number; embedding: number[] }> };
+  t.is(body.object, 'list');
+  t.deepEqual(body.data.map((item) => [item.object, item.index, item.embedding.length]), [['embedding', 0, 8], ['embedding', 1, 8]]);
+  const [kitten, truck] = body.data.map((item) => item.embedding);
+  t.true(Math.abs(Math.hypot(...kitten!) - 1) < 1e-5, 'unit length');
+  // The same vector vector_search scores with: the cat note's score is its inner product with the kitten vector.
+  const cat = await rows(`SELECT score FROM vector_search('notes', 'a kitten', 1)`);
+  t.true(Number(cat[0]!['score']) > kitten!.reduce((sum, value, index) => sum + value * truck![index]!, 0));
+  const refused = await fetch(`${context.baseUrl}/v1/embeddings`, { method: 'POST', body: JSON.stringify({ model: 'nope', input: 'x' }) });
+  t.is(refused.status, 400);
+  t.regex(await refused.text(), /no embeddings model named nope; declared: tiny/);
+});
+
 test.serial('bad requests are coded errors naming what is accepted', async (t) => {
   if (!context) return t.pass();
   const cases: Array<[unknown, string]> = [
