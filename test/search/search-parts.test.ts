@@ -5,6 +5,7 @@ import { reciprocalRankFusion } from '../../plugins/search/fusion.js';
 import { searchDatasets } from '../../plugins/search/search-datasets.js';
 import { parseSearchRequest } from '../../plugins/search/search-request.js';
 import { unservedReason } from '../../plugins/search/schema.js';
+import { taskHistory } from '../../core/tasks/task-history.js';
 import { startRuntime, writeManifestDirectory } from '../helpers/runtime.js';
 import { createLogger } from '../../core/log.js';
 import { loadManifest } from '../../core/manifest/load.js';
@@ -127,6 +128,10 @@ datasets:
         full_text_search:
           enabled: true
           row_id: id
+runtime:
+  task_history:
+    captured_output: truncated
+    captured_context: redacted
 `,
     files: { 'data/notes.csv': NOTES_CSV },
     bundle,
@@ -136,6 +141,10 @@ datasets:
     t.true(context.logs.some((record) => record.message.startsWith("embeddings model hf_minilm is not loaded: the provider 'huggingface' is not served")), JSON.stringify(context.logs.map((record) => record.message)));
     const answer = await search(context.baseUrl, { text: 'loud truck', limit: 1 });
     t.deepEqual(answer.body.results[0]?.primary_key, { id: 2 });
+    // captured_context: redacted hides the search's text and output in task history.
+    await taskHistory(context.runtime.hooks)!.flush();
+    const history = (await (await context.sql(`SELECT input, captured_output FROM runtime.task_history WHERE task = 'search'`)).json()) as Array<{ input: string; captured_output: string }>;
+    t.deepEqual(history, [{ input: '[redacted]', captured_output: '[redacted]' }]);
     const vector = await context.sql(`SELECT * FROM vector_search('notes', 'truck')`);
     t.regex(await vector.text(), /vector_search: notes has no vector search: no dataset has embeddings with a model Quarry runs on a column/);
   } finally {
