@@ -15,6 +15,7 @@ export function documentWarnings(document: Record<string, unknown>, slices: read
 
 /** The plugin that serves `runtime.params.geo` (the spatial ST_* functions); a deployment may leave it out. */
 const GEO_PLUGIN = 'geo';
+const SEARCH_PLUGIN = 'search';
 
 /** An older Spice format loads; the author is told once what to write instead. */
 function versionWarnings(document: Record<string, unknown>): string[] {
@@ -95,6 +96,10 @@ function absentPluginWarnings(document: Record<string, unknown>, pluginNames: re
   const params = isMapping(runtime.params) ? runtime.params : {};
   if (params.geo === 'enabled' && !pluginNames.includes(GEO_PLUGIN)) {
     warnings.push('runtime.params.geo is "enabled" but has no effect: the geo plugin (the spatial ST_* functions) is not part of this deployment');
+  }
+  if (!pluginNames.includes(SEARCH_PLUGIN)) {
+    const searchable = (Array.isArray(document.datasets) ? document.datasets : []).filter((dataset: unknown) => isMapping(dataset) && (dataset.embeddings !== undefined || (Array.isArray(dataset.columns) && dataset.columns.some((column: unknown) => isMapping(column) && (column.embeddings !== undefined || column.full_text_search !== undefined)))));
+    if (searchable.length > 0) warnings.push(`full_text_search and embeddings of ${searchable.map((dataset) => String((dataset as Record<string, unknown>).name)).join(', ')} have no effect: the search plugin is not part of this deployment`);
   }
   return warnings;
 }

@@ -52,6 +52,13 @@ test('runtime.params.geo enabled warns only when the geo plugin is not part of t
   t.deepEqual(warnings, ['runtime.params.geo is "enabled" but has no effect: the geo plugin (the spatial ST_* functions) is not part of this deployment']);
 });
 
+test('search settings of a dataset warn when the search plugin is disabled', async (t) => {
+  const text = 'datasets:\n  - from: file:x.csv\n    name: docs\n    columns:\n      - name: body\n        full_text_search:\n          enabled: true\n';
+  t.deepEqual((await load(text)).warnings, [], 'the default bundle has the search plugin');
+  const { warnings } = await load(`${text}plugins:\n  - name: search\n    enabled: false\n`);
+  t.deepEqual(warnings, ['full_text_search and embeddings of docs have no effect: the search plugin is not part of this deployment']);
+});
+
 test('client_auth_mode without TLS warns instead of failing', async (t) => {
   const { warnings } = await load('runtime:\n  tls:\n    client_auth_mode: required\n');
   t.deepEqual(warnings, ['runtime.tls.client_auth_mode is "required" but TLS is not enabled (runtime.tls.enabled is not true): client certificates are not requested']);
