@@ -1,30 +1,15 @@
 import { QuarryError } from '../../core/errors/quarry-error.js';
 import { whenClientGone } from '../../core/http/client-gone.js';
-import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../core/http/json-depth.js';
+import { parseJsonBody } from '../../core/http/json-body.js';
 import type { PluginRuntime } from '../../core/plugins/types.js';
 import { parseCacheControl } from '../../core/http/cache-control.js';
+import { EMBEDDINGS_REQUEST_SHAPE, encodedEmbedding, parseEmbeddingsRequest } from './embeddings-request.js';
 import type { Embedder } from './models/embedder.js';
 import type { QueryEmbeddings } from './query-embeddings.js';
 import type { SearchIndexes } from './search-indexes.js';
-import { parseSearchRequest } from './search-request.js';
+import { parseSearchRequest, SEARCH_REQUEST_SHAPE } from './search-request.js';
 import type { SearchService } from './search-service.js';
 
-/** Inputs one POST /v1/embeddings may carry. */
-const MAX_EMBEDDING_INPUTS = 2_048;
-
-/** The raw body (a Buffer: the server parses no content type itself) as JSON; empty means undefined. */
-function jsonBody(body: unknown, code: 'SEARCH_INVALID_REQUEST', what: string): unknown {
-  const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : '';
-  if (text.trim() === '') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new QuarryError('BODY_INVALID_JSON', `the ${what} body is not JSON (${(error as Error).message})`);
-  }
-  if (jsonDeeperThan(value)) throw new QuarryError(code, `the ${what} body nests deeper than ${MAX_JSON_DEPTH} levels`);
-  return value;
-}
 
 export interface SearchRoutesParts {
   readonly service: SearchService;
@@ -43,7 +28,7 @@ export interface SearchRoutesParts {
 export function registerSearchRoutes(runtime: PluginRuntime, parts: SearchRoutesParts): void {
   runtime.http.post('/v1/search', async (request, reply) => {
     const started = performance.now();
-    const searchRequest = parseSearchRequest(jsonBody(request.body, 'SEARCH_INVALID_REQUEST', 'search'));
+    const searchRequest = parseSearchRequest(parseJsonBody(request.body, 'search', SEARCH_REQUEST_SHAPE));
     const header = request.headers['cache-control'];
     const controller = new AbortController();
     whenClientGone(reply.raw, () => controller.abort());
@@ -64,22 +49,19 @@ export function registerSearchRoutes(runtime: PluginRuntime, parts: SearchRoutes
   );
 
   runtime.http.post('/v1/embeddings', async (request, reply) => {
-    const body = jsonBody(request.body, 'SEARCH_INVALID_REQUEST', 'embeddings') as { input?: unknown; model?: unknown } | undefined;
-    const accepted = 'send {"model": "<an embeddings: name>", "input": "text" or ["text", ...]}';
-    if (!body || typeof body !== 'object' || typeof body.model !== 'string') throw new QuarryError('SEARCH_INVALID_REQUEST', `model is missing; ${accepted}`);
-    const inputs = typeof body.input === 'string' ? [body.input] : body.input;
-    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > MAX_EMBEDDING_INPUTS || !inputs.every((input) => typeof input === 'string' && input.length > 0)) {
-      throw new QuarryError('SEARCH_INVALID_REQUEST', `input must be a non-empty text or a list of 1 to ${MAX_EMBEDDING_INPUTS} non-empty texts; ${accepted}`);
-    }
+    const body = parseEmbeddingsRequest(parseJsonBody(request.body, 'embeddings', EMBEDDINGS_REQUEST_SHAPE));
     const embedder = parts.queryEmbeddings.embedder(body.model);
+    if (body.dimensions !== undefined && body.dimensions !== embedder.dimensions()) {
+      throw new QuarryError('SEARCH_INVALID_REQUEST', `dimensions ${body.dimensions}: embeddings model ${embedder.name} answers ${embedder.dimensions()} dimensions; omit dimensions or send ${embedder.dimensions()}`);
+    }
     const controller = new AbortController();
     whenClientGone(reply.raw, () => controller.abort());
-    const vectors = await Promise.all((inputs as string[]).map((input) => parts.queryEmbeddings.embed(embedder.name, input, controller.signal)));
+    const vectors = await parts.queryEmbeddings.embedMany(embedder.name, [body.input].flat(), controller.signal);
+    // No usage: Quarry does not count the model's tokens, and a made-up count would mislead.
     return reply.type('application/json; charset=utf-8').send({
       object: 'list',
-      data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding: Array.from(embedding.vector) })),
+      data: vectors.map((vector, index) => ({ object: 'embedding', index, embedding: encodedEmbedding(vector, body.encoding_format) })),
       model: embedder.name,
-      usage: { prompt_tokens: 0, total_tokens: 0 },
     });
   });
 }

@@ -28,15 +28,15 @@ export const searchRequestSchema = z.strictObject({
 
 export type SearchRequest = z.output<typeof searchRequestSchema>;
 
-const ACCEPTED = 'send {"text": "...", "datasets": ["..."], "limit": 3, "where": "...", "additional_columns": ["..."], "keywords": ["..."]} (only text is required)';
+export const SEARCH_REQUEST_SHAPE = 'send {"text": "...", "datasets": ["..."], "limit": 3, "where": "...", "additional_columns": ["..."], "keywords": ["..."]} (only text is required)';
 
 /** A request body (already parsed JSON) as a search request, or SEARCH_INVALID_REQUEST naming what is wrong. */
 export function parseSearchRequest(body: unknown): SearchRequest {
-  if (body === undefined) throw new QuarryError('SEARCH_INVALID_REQUEST', `the search body is empty; ${ACCEPTED}`);
+  if (body === undefined) throw new QuarryError('SEARCH_INVALID_REQUEST', `the search body is empty; ${SEARCH_REQUEST_SHAPE}`);
   const parsed = searchRequestSchema.safeParse(body);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
-    throw new QuarryError('SEARCH_INVALID_REQUEST', `${problems.join('; ')}; ${ACCEPTED}`);
+    throw new QuarryError('SEARCH_INVALID_REQUEST', `${problems.join('; ')}; ${SEARCH_REQUEST_SHAPE}`);
   }
   // Spice's answer to an empty list.
   if (parsed.data.datasets?.length === 0) throw new QuarryError('SEARCH_INVALID_REQUEST', 'No data sources provided: datasets is an empty list; omit it to search every searchable dataset');

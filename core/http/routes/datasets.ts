@@ -1,4 +1,4 @@
-import { jsonDeeperThan, MAX_JSON_DEPTH } from '../json-depth.js';
+import { parseJsonBody } from '../json-body.js';
 import type { FastifyInstance } from 'fastify';
 import type { DatasetStatus } from '../../engine/engine-api.js';
 import { parseRefreshOverrides } from '../../engine/acceleration/refresh-options.js';
@@ -98,16 +98,9 @@ function refreshSqlOf(value: unknown): string {
   return record.refresh_sql;
 }
 
-/** The raw body (a Buffer: the server parses no content type itself) as JSON; empty means none. */
+/** What the refresh routes accept, for their body errors. */
+const REFRESH_BODY = 'send {"refresh_sql": "...", "refresh_mode": "full" | "append"} or no body';
+
 function jsonBody(body: unknown): unknown {
-  const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : '';
-  if (text.trim() === '') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new QuarryError('BODY_INVALID_JSON', `the refresh body is not JSON (${(error as Error).message}); send {"refresh_sql": "...", "refresh_mode": "full" | "append"} or no body`);
-  }
-  if (jsonDeeperThan(value)) throw new QuarryError('BODY_INVALID_JSON', `the refresh body nests deeper than ${MAX_JSON_DEPTH} levels; send {"refresh_sql": "...", "refresh_mode": "full" | "append"} or no body`);
-  return value;
+  return parseJsonBody(body, 'refresh', REFRESH_BODY);
 }
