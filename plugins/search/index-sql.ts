@@ -37,6 +37,11 @@ export function fullTextTables(dataset: SearchDataset, generation: number): Full
   return { docs: indexTable(dataset, `fts_docs_${generation}`), terms: indexTable(dataset, `fts_terms_${generation}`) };
 }
 
+/** Where a build writes each text's words before they become the two tables (dropped after). */
+export function fullTextStaging(dataset: SearchDataset): { name: string; sql: string } {
+  return indexTable(dataset, 'fts_staging');
+}
+
 /**
  * Builds a full-text index in the engine, from the dataset's rows to two tables: `docs`, one
  * row per distinct text of a column (its hash, its length in words, how many rows hold it),
@@ -45,7 +50,7 @@ export function fullTextTables(dataset: SearchDataset, generation: number): Full
  */
 export function fullTextBuildStatements(dataset: SearchDataset, tables: FullTextTables): string[] {
   const source = quoteQualifiedName(dataset.name);
-  const staging = indexTable(dataset, 'fts_staging');
+  const staging = fullTextStaging(dataset);
   const texts = dataset.columns
     .filter((column) => column.fullText)
     .map((column) => {

@@ -52,8 +52,13 @@ export function createSearchPlugin(): SearchPlugin {
         return reason === undefined ? [] : [[model.name, reason] as const];
       }));
       const models = declared.filter((model) => !unserved.has(model.name));
-      // Read in the hooks, where a refusal keeps its own code (SEARCH_CONFIG_INVALID).
-      const searchable = () => searchDatasets(runtime.manifest.datasets, new Set(models.map((model) => model.name)), unserved);
+      // Read in the hooks (check or start-up), where a refusal keeps its own code (SEARCH_CONFIG_INVALID).
+      const searchable = () => {
+        for (const [name, reason] of unserved) runtime.log.warn(`embeddings model ${name} is not loaded: ${reason}`);
+        const { datasets, warnings } = searchDatasets(runtime.manifest.datasets, new Set(models.map((model) => model.name)), unserved);
+        for (const warning of warnings) runtime.log.warn(warning);
+        return datasets;
+      };
       const embedders = new Map<string, Embedder>();
       const stop = new AbortController();
       const record = (task: TaskInput) => {
@@ -82,18 +87,15 @@ export function createSearchPlugin(): SearchPlugin {
 
       // quarryd --check: what start-up would refuse in the search settings, and the models not run.
       runtime.hooks.check.tapPromise(SEARCH_PLUGIN_NAME, async (check) => {
-        for (const [name, reason] of unserved) runtime.log.warn(`embeddings model ${name} is not loaded: ${reason}`);
         try {
-          for (const warning of searchable().warnings) runtime.log.warn(warning);
+          searchable();
         } catch (error) {
           check.report('datasets', (error as Error).message);
         }
       });
 
       runtime.hooks.startup.tapPromise(SEARCH_PLUGIN_NAME, async () => {
-        for (const [name, reason] of unserved) runtime.log.warn(`embeddings model ${name} is not loaded: ${reason}`);
-        const { datasets, warnings } = searchable();
-        for (const warning of warnings) runtime.log.warn(warning);
+        const datasets = searchable();
         indexes.configure(datasets);
         waitingFor = datasets.map((dataset) => dataset.name.toLowerCase());
         settleWaiting();

@@ -7,6 +7,7 @@ import { chunkText } from './chunking.js';
 import {
   fullTextBuildStatements,
   fullTextHitsSql,
+  fullTextStaging,
   fullTextTables,
   macroStatements,
   newTextsSql,
@@ -150,7 +151,7 @@ export class SearchIndexes {
       let fullText: FullTextTables | undefined;
       if (state.dataset.columns.some((column) => column.fullText)) {
         fullText = fullTextTables(state.dataset, generation);
-        engine.sandbox.hideTables([fullText.docs.name, fullText.terms.name, `${state.dataset.name.toLowerCase().replaceAll('.', '__')}__fts_staging`]);
+        engine.sandbox.hideTables([fullText.docs.name, fullText.terms.name, fullTextStaging(state.dataset).name]);
         for (const statement of fullTextBuildStatements(state.dataset, fullText)) await engine.runInternal(statement);
       }
       let textsEmbedded = 0;
