@@ -20,6 +20,8 @@ export const CONFORMANCE_PACKAGES: Record<string, string> = {
   jsonschema: 'jsonschema',
   // Builds the tiny embedding model of the search tests (test/fixtures/search/tiny_embedding_model.py).
   onnx: 'onnx',
+  // OpenAI's own SDK, against POST /v1/embeddings (test/conformance/python/search_cases.py).
+  openai: 'openai',
 };
 
 export type PythonClients = { available: true } | { available: false; reason: string };

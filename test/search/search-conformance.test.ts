@@ -6,7 +6,8 @@ import { NOTES_CSV, tinyEmbeddingModel } from '../helpers/search-fixtures.js';
 
 /**
  * Search through clients Quarry did not write: Python's http.client (POST /v1/search,
- * /v1/sql) and the official Python MCP SDK (the search tool), against a real quarryd with
+ * /v1/sql), the official Python MCP SDK (the search tool) and OpenAI's Python SDK
+ * (POST /v1/embeddings), against a real quarryd with
  * API keys and the tiny ONNX model. Cases: test/conformance/python/search_cases.py.
  */
 const READER = 'search-reader-key';
@@ -15,6 +16,7 @@ const CASES = [
   'search_over_http',
   'search_needs_a_key',
   'mcp_search_tool_matches_http',
+  'openai_sdk_creates_embeddings',
   'search_functions_in_sql',
   'search_text_stays_text',
   'search_state_cannot_be_changed_by_callers',

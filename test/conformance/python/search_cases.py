@@ -78,6 +78,29 @@ def case_mcp_search_tool_matches_http():
     assert from_mcp == json.loads(payload)["results"], (from_mcp, payload)
 
 
+def case_openai_sdk_creates_embeddings():
+    # OpenAI's own Python SDK against POST /v1/embeddings: it asks for base64 unless told otherwise.
+    from openai import OpenAI
+
+    client = OpenAI(base_url=f"{ARGS.base}/v1", api_key=ARGS.key, max_retries=0)
+    default = client.embeddings.create(model="tiny", input=["a kitten", "a truck"])
+    assert [item.index for item in default.data] == [0, 1], default
+    assert all(len(item.embedding) == 8 for item in default.data), default
+    as_floats = client.embeddings.create(model="tiny", input="a kitten", encoding_format="float")
+    assert as_floats.data[0].embedding == default.data[0].embedding, (as_floats, default)
+    assert abs(sum(value * value for value in as_floats.data[0].embedding) - 1) < 1e-5
+    try:
+        client.embeddings.create(model="no-such-model", input="x")
+        raise AssertionError("an unknown model was answered")
+    except Exception as error:  # the SDK's BadRequestError
+        assert getattr(error, "status_code", None) == 400 and "no embeddings model named no-such-model" in str(error), error
+    try:
+        client.embeddings.create(model="tiny", input="x", dimensions=3)
+        raise AssertionError("dimensions the model does not have were answered")
+    except Exception as error:
+        assert getattr(error, "status_code", None) == 400 and "answers 8 dimensions" in str(error), error
+
+
 def case_search_functions_in_sql():
     status, rows = sql("SELECT id, title FROM vector_search('notes', 'kitten', 1)")
     assert status == 200 and rows == [{"id": 1, "title": "Pets"}], (status, rows)
