@@ -127,3 +127,33 @@ test('a model the endpoint refuses or answers wrongly fails start-up with EMBEDD
     await server.close();
   }
 });
+
+test('a client that leaves mid-search: the search is recorded as failed, nothing is cached, the runtime answers the next one', async (t) => {
+  const server = await startOpenAiEmbeddingsServer({ key: KEY, delayMs: 300 });
+  const { bundle, search: plugin } = bundleWithSearch();
+  const context = await startRuntime({ manifest: manifest(server.endpoint), files: { 'data/notes.csv': NOTES_CSV, 'embed.env': `EMBED_KEY=${KEY}\n` }, bundle });
+  try {
+    await plugin.whenIndexed();
+    const before = server.requests.length;
+    const leaving = new AbortController();
+    const gone = fetch(`${context.baseUrl}/v1/search`, { method: 'POST', body: JSON.stringify({ text: 'a cold storm', limit: 1 }), signal: leaving.signal }).catch((error: unknown) => error);
+    // Leave once the query text reached the model (the search is then mid-way, in the engine).
+    while (server.requests.length === before) await new Promise((resolve) => setImmediate(resolve));
+    leaving.abort();
+    t.true((await gone) instanceof Error);
+    const next = await search(context.baseUrl, { text: 'a fast train', limit: 1 });
+    t.is(next.status, 200, JSON.stringify(next.body));
+    t.deepEqual(next.body.results[0]!.primary_key, { id: 2 });
+    let rows: Array<{ error_message: string | null }> = [];
+    while (rows.length === 0) {
+      await taskHistory(context.runtime.hooks)!.flush();
+      rows = (await (await context.sql(`SELECT error_message FROM runtime.task_history WHERE task = 'search' AND input = 'a cold storm'`)).json()) as typeof rows;
+    }
+    t.regex(rows[0]!.error_message ?? '', /cancel/i, 'the search that lost its client is a failed task');
+    const again = await search(context.baseUrl, { text: 'a cold storm', limit: 1 });
+    t.is(again.headers.get('search-results-cache-status'), 'MISS', 'nothing of the abandoned search was cached');
+  } finally {
+    await context.runtime.stop();
+    await server.close();
+  }
+});
