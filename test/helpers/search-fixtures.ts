@@ -6,7 +6,7 @@ import type { BundledPlugin } from '../../core/plugins/types.js';
 import { defaultPlugins } from '../../plugins/default-bundle.js';
 import { createSearchPlugin, type SearchPlugin } from '../../plugins/search/index.js';
 import { pythonClientsFor } from './python-clients.js';
-import { repositoryRoot } from './runtime.js';
+import { repositoryRoot, startRuntime, type RuntimeSetup, type TestRuntime } from './runtime.js';
 
 /**
  * The tiny sentence-embedding model of the search tests, built by the `onnx` Python package
@@ -28,9 +28,17 @@ export async function tinyEmbeddingModel(t: ExecutionContext): Promise<{ model: 
 }
 
 /** The default plugins with the search plugin's instance at hand (its `whenIndexed`). */
-export function bundleWithSearch(): { bundle: BundledPlugin[]; search: SearchPlugin } {
+function bundleWithSearch(): { bundle: BundledPlugin[]; search: SearchPlugin } {
   const search = createSearchPlugin();
   return { bundle: defaultPlugins().map((plugin) => (plugin.name === 'search' ? search : plugin)), search };
+}
+
+/** Starts a runtime with the default plugins and returns once every searchable dataset's first index build ended. */
+export async function startIndexedRuntime(setup: Omit<RuntimeSetup, 'bundle'>): Promise<TestRuntime> {
+  const { bundle, search } = bundleWithSearch();
+  const context = await startRuntime({ ...setup, bundle });
+  await search.whenIndexed();
+  return context;
 }
 
 /** Short texts on four topics (animals, vehicles, food, weather), in the tiny model's vocabulary. */

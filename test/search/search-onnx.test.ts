@@ -1,8 +1,8 @@
 import test from 'ava';
 import { STOP_WORDS } from '../../plugins/search/stop-words.js';
 import { taskHistory } from '../../plugins/task-history/recorder.js';
-import { startRuntime, type TestRuntime } from '../helpers/runtime.js';
-import { bundleWithSearch, indexGeneration, NOTES_CSV, search, tinyEmbeddingModel, untilIndexGeneration } from '../helpers/search-fixtures.js';
+import type { TestRuntime } from '../helpers/runtime.js';
+import { NOTES_CSV, indexGeneration, search, startIndexedRuntime, tinyEmbeddingModel, untilIndexGeneration } from '../helpers/search-fixtures.js';
 
 /**
  * Search over a real engine with a real ONNX model (built by the onnx Python package): the
@@ -81,9 +81,7 @@ let context: TestRuntime | undefined;
 test.before(async (t) => {
   const model = await tinyEmbeddingModel(t);
   if (!model) return;
-  const { bundle, search: plugin } = bundleWithSearch();
-  context = await startRuntime({ manifest: manifest(model.model), files: { 'data/notes.csv': NOTES_CSV, 'data/articles.csv': ARTICLES_CSV, 'data/faq.csv': FAQ_CSV }, bundle });
-  await plugin.whenIndexed();
+  context = await startIndexedRuntime({ manifest: manifest(model.model), files: { 'data/notes.csv': NOTES_CSV, 'data/articles.csv': ARTICLES_CSV, 'data/faq.csv': FAQ_CSV } });
 });
 
 test.after.always(async () => {

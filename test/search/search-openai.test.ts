@@ -7,8 +7,8 @@ import { Runtime } from '../../core/runtime.js';
 import { createLogger } from '../../core/log.js';
 import { defaultPlugins } from '../../plugins/default-bundle.js';
 import { startOpenAiEmbeddingsServer, topicVector } from '../helpers/openai-embeddings-server.js';
-import { startRuntime, writeManifestDirectory } from '../helpers/runtime.js';
-import { bundleWithSearch, NOTES_CSV, search, untilIndexGeneration } from '../helpers/search-fixtures.js';
+import { writeManifestDirectory } from '../helpers/runtime.js';
+import { NOTES_CSV, search, startIndexedRuntime, untilIndexGeneration } from '../helpers/search-fixtures.js';
 
 /**
  * Vector search with an OpenAI-compatible embeddings endpoint. The endpoint is a loopback
@@ -54,10 +54,8 @@ ${extra}`;
 
 test('vectors come from the endpoint in batches through the outbound client; queries are embedded once, then cached', async (t) => {
   const server = await startOpenAiEmbeddingsServer({ key: KEY, delayMs: 5 });
-  const { bundle, search: plugin } = bundleWithSearch();
-  const context = await startRuntime({ manifest: manifest(server.endpoint), files: { 'data/notes.csv': NOTES_CSV, 'embed.env': `EMBED_KEY=${KEY}\n` }, bundle });
+  const context = await startIndexedRuntime({ manifest: manifest(server.endpoint), files: { 'data/notes.csv': NOTES_CSV, 'embed.env': `EMBED_KEY=${KEY}\n` }});
   try {
-    await plugin.whenIndexed();
     const loadRequests = server.requests.slice(1); // the first is start-up's probe of the model
     t.true(server.requests.every((request) => request.model === 'topic-embed' && request.authorization === `Bearer ${KEY}` && request.encodingFormat === 'float'));
     t.deepEqual(loadRequests.map((request) => request.input.length), [2, 2, 1], 'five texts in batches of batch_size 2');
@@ -130,10 +128,8 @@ test('a model the endpoint refuses or answers wrongly fails start-up with EMBEDD
 
 test('a client that leaves mid-search: the search is recorded as failed, nothing is cached, the runtime answers the next one', async (t) => {
   const server = await startOpenAiEmbeddingsServer({ key: KEY, delayMs: 300 });
-  const { bundle, search: plugin } = bundleWithSearch();
-  const context = await startRuntime({ manifest: manifest(server.endpoint), files: { 'data/notes.csv': NOTES_CSV, 'embed.env': `EMBED_KEY=${KEY}\n` }, bundle });
+  const context = await startIndexedRuntime({ manifest: manifest(server.endpoint), files: { 'data/notes.csv': NOTES_CSV, 'embed.env': `EMBED_KEY=${KEY}\n` }});
   try {
-    await plugin.whenIndexed();
     const before = server.requests.length;
     const leaving = new AbortController();
     const gone = fetch(`${context.baseUrl}/v1/search`, { method: 'POST', body: JSON.stringify({ text: 'a cold storm', limit: 1 }), signal: leaving.signal }).catch((error: unknown) => error);

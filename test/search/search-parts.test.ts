@@ -6,12 +6,12 @@ import { searchDatasets } from '../../plugins/search/search-datasets.js';
 import { parseSearchRequest } from '../../plugins/search/search-request.js';
 import { unservedReason } from '../../plugins/search/schema.js';
 import { taskHistory } from '../../core/tasks/task-history.js';
-import { startRuntime, writeManifestDirectory } from '../helpers/runtime.js';
+import { writeManifestDirectory } from '../helpers/runtime.js';
 import { createLogger } from '../../core/log.js';
 import { loadManifest } from '../../core/manifest/load.js';
 import { Runtime } from '../../core/runtime.js';
 import { defaultPlugins } from '../../plugins/default-bundle.js';
-import { bundleWithSearch, NOTES_CSV, search } from '../helpers/search-fixtures.js';
+import { NOTES_CSV, search, startIndexedRuntime } from '../helpers/search-fixtures.js';
 import type { DatasetConfig } from '../../core/manifest/types.js';
 
 const chunking = (target: number, overlap: number, trim = true) => ({ enabled: true, target_chunk_size: target, overlap_size: overlap, trim_whitespace: trim });
@@ -107,8 +107,7 @@ test('a model Quarry does not run (huggingface:, a .safetensors file) is warned 
 });
 
 test('a Spice cookbook pod with a huggingface model loads with a warning; its full-text search works', async (t) => {
-  const { bundle, search: plugin } = bundleWithSearch();
-  const context = await startRuntime({
+  const context = await startIndexedRuntime({
     manifest: `version: v1
 kind: Spicepod
 name: cookbook
@@ -134,10 +133,8 @@ runtime:
     captured_context: redacted
 `,
     files: { 'data/notes.csv': NOTES_CSV },
-    bundle,
   });
   try {
-    await plugin.whenIndexed();
     t.true(context.logs.some((record) => record.message.startsWith("embeddings model hf_minilm is not loaded: the provider 'huggingface' is not served")), JSON.stringify(context.logs.map((record) => record.message)));
     const answer = await search(context.baseUrl, { text: 'loud truck', limit: 1 });
     t.deepEqual(answer.body.results[0]?.primary_key, { id: 2 });
@@ -153,8 +150,7 @@ runtime:
 });
 
 test('an index that cannot be built (a column that is not text) is reported, and searches say why', async (t) => {
-  const { bundle, search: plugin } = bundleWithSearch();
-  const context = await startRuntime({
+  const context = await startIndexedRuntime({
     manifest: `version: v2
 kind: Spicepod
 name: broken-index
@@ -169,10 +165,8 @@ datasets:
           enabled: true
 `,
     files: { 'data/notes.csv': NOTES_CSV },
-    bundle,
   });
   try {
-    await plugin.whenIndexed();
     const answer = await search(context.baseUrl, { text: 'truck' });
     t.is(answer.status, 503);
     t.is(answer.body.error?.code, 'SEARCH_INDEX_NOT_READY');

@@ -1,7 +1,6 @@
 import test from 'ava';
 import { SpiceClient } from '@spiceai/spice';
-import { startRuntime } from '../helpers/runtime.js';
-import { bundleWithSearch, NOTES_CSV, tinyEmbeddingModel } from '../helpers/search-fixtures.js';
+import { NOTES_CSV, startIndexedRuntime, tinyEmbeddingModel } from '../helpers/search-fixtures.js';
 
 /**
  * Spice's own JavaScript SDK (@spiceai/spice, a dev dependency: Quarry wrote none of it)
@@ -11,8 +10,7 @@ import { bundleWithSearch, NOTES_CSV, tinyEmbeddingModel } from '../helpers/sear
 test('spice.js search(): hybrid matches, keywords, where and additional columns as the SDK reads them', async (t) => {
   const model = await tinyEmbeddingModel(t);
   if (!model) return;
-  const { bundle, search: plugin } = bundleWithSearch();
-  const context = await startRuntime({
+  const context = await startIndexedRuntime({
     manifest: `
 version: v1
 kind: Spicepod
@@ -34,10 +32,8 @@ datasets:
           - from: tiny
 `,
     files: { 'data/notes.csv': NOTES_CSV },
-    bundle,
   });
   try {
-    await plugin.whenIndexed();
     const client = new SpiceClient({ httpUrl: context.baseUrl, flightUrl: '127.0.0.1:9', httpOnly: true, logging: false });
     const answer = await client.search('a kitten', { datasets: ['notes'], limit: 2, additional_columns: ['title'] });
     t.is(answer.results.length, 2);
