@@ -4,6 +4,7 @@ import type { QuarryError } from '../errors/quarry-error.js';
 import { openBatchStream } from './arrow/index.js';
 import type { ChunkCounters } from './arrow/record-batch-stream.js';
 import type { ResultShapes } from './result-shapes.js';
+import { engineErrorBehindInterrupt } from './interrupt-cause.js';
 
 /** The engine's answer to one query: the Arrow schema up front, then batches as they are produced. */
 export interface EngineStream {
@@ -56,8 +57,9 @@ export async function streamResult(options: {
     opened = await openBatchStream(result, { counters, maxValueBytes: options.maxValueBytes, ...(shape === undefined ? {} : { shape }) });
     if (shape === undefined) options.shapes?.remember(options.prepared, opened.shape);
   } catch (error) {
+    const reported = signal.aborted || options.interruptedByRuntime?.() ? error : await engineErrorBehindInterrupt(error, options.prepared, signal);
     signal.removeEventListener('abort', onAbort);
-    throw signal.aborted || options.interruptedByRuntime?.() ? error : unrequestedInterrupt(error);
+    throw reported;
   } finally {
     opening = false;
   }
@@ -86,8 +88,10 @@ export async function streamResult(options: {
         }
         return next;
       } catch (error) {
+        // Asked before the connection goes back to the pool: the question may run the statement again on it.
+        const reported = signal.aborted || options.interruptedByRuntime?.() ? error : await engineErrorBehindInterrupt(error, options.prepared, signal);
         finish();
-        throw options.mapError(signal.aborted || options.interruptedByRuntime?.() ? error : unrequestedInterrupt(error));
+        throw options.mapError(reported);
       }
     },
     async return() {
@@ -111,18 +115,6 @@ export async function streamResult(options: {
   };
 
   return { schema: opened.schema, batches, executionMs: () => engineMs };
-}
-
-/**
- * DuckDB reports a query that failed on one of its own threads while no fetch was running
- * (the client busy, e.g. encoding the previous batch) as "INTERRUPT Error: Interrupted!":
- * the failing task cancels its siblings and the cancellation is what the result keeps. When
- * nothing here interrupted the query, that is a failure, not a cancellation the caller asked
- * for: it must not read as QUERY_CANCELLED.
- */
-function unrequestedInterrupt(error: unknown): unknown {
-  if (!(error instanceof Error) || !/^INTERRUPT Error:/.test(error.message)) return error;
-  return new Error('Engine Error: the query failed on one of the engine\'s threads, and the engine kept only that it stopped the query ("Interrupted!"); nothing cancelled it. Run it again to see the engine\'s own error', { cause: error });
 }
 
 /** How often a cancel is repeated while the statement is still being started. */

@@ -500,7 +500,8 @@ FAILING_QUERY = "SELECT CASE WHEN i = {at} THEN error('boom at {at}') ELSE i END
 
 # DuckDB 1.5 keeps only "Interrupted!" when the failure happened on one of its worker threads
 # while no fetch was running (docs/engine.md, "A query that fails while streaming"): the
-# runtime then reports that, never a cancellation and never a complete result.
+# runtime runs a SELECT once more to find the engine's message, and when that run does not
+# fail the same way it reports what the engine kept; never a cancellation, never a complete result.
 ENGINE_LOST_ITS_MESSAGE = "the engine kept only that it stopped the query"
 
 
