@@ -3,6 +3,7 @@ import type { RecordBatch, Schema } from 'apache-arrow';
 import { BatchAssembler, type BatchSizeOptions } from './chunk-to-arrow.js';
 import { arrowSchemaForColumns } from './duckdb-to-arrow-type.js';
 import { throwIfResultFailed } from '../native/result-status.js';
+import { DuckDBMaterializedResult } from '../duckdb-api.js';
 
 /** A query result as Arrow: the schema up front, then the batches as they are produced. */
 export interface ArrowBatchStream {
@@ -48,7 +49,7 @@ export function streamRecordBatches(result: DuckDBResult, options: StreamOptions
   // The column types are asked of the result once: each ask builds a type object per column.
   const types = result.columnTypes();
   const schema = arrowSchemaForColumns(result.columnNames(), types);
-  return { schema, batches: batchesOf(result, schema, types, options, null) };
+  return { schema, batches: batchesOf(result, schema, types, options, { nextChunk: chunkSource(result) }) };
 }
 
 /**
@@ -62,27 +63,47 @@ export async function openBatchStream(result: DuckDBResult, options: StreamOptio
   const types = known?.types ?? result.columnTypes();
   const schema = known?.schema ?? arrowSchemaForColumns(result.columnNames(), types);
   options.signal?.throwIfAborted();
-  const first = await result.fetchChunk();
+  const nextChunk = chunkSource(result);
+  const first = await nextChunk();
   if (first === null || first.rowCount === 0) throwIfResultFailed(result);
   if (options.counters && first !== null && first.rowCount > 0) {
     options.counters.chunks += 1;
     options.counters.rows += first.rowCount;
   }
-  return { schema, shape: known ?? { types, schema }, batches: batchesOf(result, schema, types, options, { chunk: first }) };
+  return { schema, shape: known ?? { types, schema }, batches: batchesOf(result, schema, types, options, { nextChunk, first }) };
 }
 
 type Chunk = Awaited<ReturnType<DuckDBResult['fetchChunk']>>;
 
+/**
+ * Reads a result's chunks in order. A streamed result's each cost a round trip to the engine's
+ * threads (a thread-pool job: waking a worker, then waking the event loop), the bindings'
+ * `fetchChunk` of a materialised one too, although its chunks are already in memory: those are
+ * read where they are (`getChunk`, synchronous), ~40-90 µs less per small query here.
+ */
+function chunkSource(result: DuckDBResult): () => Promise<Chunk> {
+  if (!(result instanceof DuckDBMaterializedResult)) return () => result.fetchChunk();
+  const count = result.chunkCount;
+  let index = 0;
+  return () => Promise.resolve(index < count ? result.getChunk(index++) : null);
+}
+
 /** Batches converted ahead of the consumer, at most (the one being assembled comes on top): enough to overlap, little memory. */
 const MAX_QUEUED_BATCHES = 1;
 
-function batchesOf(result: DuckDBResult, schema: Schema, types: readonly DuckDBType[], options: StreamOptions, prefetched: { chunk: Chunk } | null): AsyncIterable<RecordBatch> {
+/** Where a result's chunks come from: the reader (see chunkSource), and the first chunk when it was read already. */
+interface ChunkStart {
+  readonly nextChunk: () => Promise<Chunk>;
+  readonly first?: Chunk;
+}
+
+function batchesOf(result: DuckDBResult, schema: Schema, types: readonly DuckDBType[], options: StreamOptions, start: ChunkStart): AsyncIterable<RecordBatch> {
   let taken = false;
   return {
     [Symbol.asyncIterator]() {
       if (taken) throw new Error('the batches of a result can be read once');
       taken = true;
-      return new BatchPump(result, new BatchAssembler(schema, types, options), options, prefetched);
+      return new BatchPump(result, new BatchAssembler(schema, types, options), options, start);
     },
   };
 }
@@ -116,12 +137,15 @@ class BatchPump implements AsyncIterator<RecordBatch> {
   /** Wakes the pump waiting for room in the queue (or for `return()`). */
   #pumpWaiting: (() => void) | null = null;
 
-  constructor(result: DuckDBResult, assembler: BatchAssembler, options: StreamOptions, prefetched: { chunk: Chunk } | null) {
+  readonly #nextChunk: () => Promise<Chunk>;
+
+  constructor(result: DuckDBResult, assembler: BatchAssembler, options: StreamOptions, start: ChunkStart) {
     this.#result = result;
     this.#assembler = assembler;
     this.#signal = options.signal;
     this.#counters = options.counters;
-    this.#finished = this.#run(prefetched !== null ? Promise.resolve(prefetched.chunk) : null);
+    this.#nextChunk = start.nextChunk;
+    this.#finished = this.#run('first' in start ? Promise.resolve(start.first ?? null) : null);
   }
 
   async #run(first: Promise<Chunk> | null): Promise<void> {
@@ -130,7 +154,7 @@ class BatchPump implements AsyncIterator<RecordBatch> {
       this.#signal?.throwIfAborted();
       // A prefetched first chunk was counted by openBatchStream already.
       let countThis = first === null;
-      inFlight = first ?? this.#result.fetchChunk();
+      inFlight = first ?? this.#nextChunk();
       inFlight.catch(() => undefined);
       for (;;) {
         const chunk: Chunk = await inFlight;
@@ -150,7 +174,7 @@ class BatchPump implements AsyncIterator<RecordBatch> {
         // The next chunk is on its way while this one is converted. It may fail while the
         // pump waits for room, before anything awaits it: mark it handled now (the failure
         // still reaches the `await` above).
-        inFlight = this.#result.fetchChunk();
+        inFlight = this.#nextChunk();
         inFlight.catch(() => undefined);
         for (const batch of this.#assembler.append(chunk)) this.#push(batch);
         while (this.#queue.length >= MAX_QUEUED_BATCHES && !this.#stopped) {
