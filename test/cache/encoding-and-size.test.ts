@@ -6,7 +6,9 @@ const ALL_ORDERS = 'SELECT * FROM orders ORDER BY 1';
 
 async function heldBytes(encoding: 'none' | 'zstd', t: Parameters<typeof withRuntime>[0]): Promise<{ bytes: number; body: unknown }> {
   let result = { bytes: 0, body: undefined as unknown };
-  await withRuntime(t, cacheSetup(`caching:\n  sql_results:\n    encoding: ${encoding}`), async (context) => {
+  // A long item_ttl: with the default 1 s, a busy machine can expire the entry between the hit
+  // and the read of the size metric (seen once: 0 bytes held).
+  await withRuntime(t, cacheSetup(`caching:\n  sql_results:\n    encoding: ${encoding}\n    item_ttl: 10m`), async (context) => {
     const miss = await ask(context, ALL_ORDERS);
     const hit = await ask(context, ALL_ORDERS);
     t.is(miss.cache, 'MISS');
