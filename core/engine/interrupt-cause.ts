@@ -5,7 +5,7 @@ import { throwIfResultFailed } from './native/result-status.js';
 const INTERRUPT = /^INTERRUPT Error:/;
 
 /** Whether an engine error is DuckDB's "Interrupted!". */
-export function isEngineInterrupt(error: unknown): boolean {
+function isEngineInterrupt(error: unknown): boolean {
   return error instanceof Error && INTERRUPT.test(error.message);
 }
 
