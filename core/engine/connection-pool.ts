@@ -21,9 +21,9 @@ const DEFAULT_IDLE_LIMITS: IdleLimits = { kept: 8, max: 64, trimAfterMs: 30_000 
  *
  * Up to `kept` idle connections stay for good; a burst of concurrent queries leaves up to
  * `max` more, closed once they were idle for `trimAfterMs`. Keeping only 8 made a steady 50
- * concurrent clients close and reopen ~42 connections per round of queries (measured with
- * `wrk -c50` on the point query: 470-610 requests/s, 770-910 with the burst's connections
- * kept).
+ * concurrent clients close and reopen ~42 connections per round of queries (`wrk -c50` on a
+ * point query, interleaved runs: 442-502 requests/s, 618-736 with the burst's connections
+ * kept; docs/performance.md).
  *
  * A connection is never closed while it is lent out: closing one while DuckDB still runs a
  * call on it destroys its client context from inside that call, which waits forever on the
