@@ -1,6 +1,6 @@
 import test from 'ava';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { ConnectionPool } from '../../core/engine/connection-pool.js';
+import { ConnectionPool, type IdleLimits } from '../../core/engine/connection-pool.js';
 
 /** Whether a connection still answers (a closed one throws). */
 async function answers(connection: DuckDBConnection): Promise<boolean> {
@@ -20,10 +20,20 @@ async function until(check: () => boolean, what: string): Promise<void> {
   }
 }
 
-test('a burst leaves up to max idle connections, closed down to the kept ones once idle long enough; the most recent are lent first', async (t) => {
+/** Runs `body` with a pool of `limits` over a fresh in-memory engine, both closed after (closing a closed pool does nothing). */
+async function withPool(limits: Partial<IdleLimits>, body: (pool: ConnectionPool) => Promise<void>): Promise<void> {
   const instance = await DuckDBInstance.create(':memory:');
-  const pool = new ConnectionPool(instance, { kept: 1, max: 3, trimAfterMs: 200 });
+  const pool = new ConnectionPool(instance, limits);
   try {
+    await body(pool);
+  } finally {
+    await pool.close(1000);
+    instance.closeSync();
+  }
+}
+
+test('a burst leaves up to max idle connections, closed down to the kept ones once idle long enough; the most recent are lent first', async (t) => {
+  await withPool({ kept: 1, max: 3, trimAfterMs: 200 }, async (pool) => {
     const burst = await Promise.all([pool.acquire(), pool.acquire(), pool.acquire(), pool.acquire()]);
     t.is(new Set(burst).size, 4, 'four queries at once hold four connections');
     for (const connection of burst) pool.release(connection);
@@ -41,16 +51,11 @@ test('a burst leaves up to max idle connections, closed down to the kept ones on
     const kept = await pool.acquire();
     t.is(kept, burst[2]);
     pool.release(kept);
-  } finally {
-    await pool.close(1000);
-    instance.closeSync();
-  }
+  });
 });
 
 test('a steady load keeps its connections: none is closed while each is back in use within the idle time', async (t) => {
-  const instance = await DuckDBInstance.create(':memory:');
-  const pool = new ConnectionPool(instance, { kept: 1, max: 8, trimAfterMs: 60_000 });
-  try {
+  await withPool({ kept: 1, max: 8, trimAfterMs: 60_000 }, async (pool) => {
     const first = await Promise.all(Array.from({ length: 4 }, () => pool.acquire()));
     for (const connection of first) pool.release(connection);
     for (let round = 0; round < 5; round++) {
@@ -59,20 +64,16 @@ test('a steady load keeps its connections: none is closed while each is back in 
       for (const connection of taken) pool.release(connection);
     }
     t.is(pool.idleCount, 4);
-  } finally {
-    await pool.close(1000);
-    instance.closeSync();
-  }
+  });
 });
 
-test('close() closes every idle connection, the burst ones included, and stops the trim timer', async (t) => {
-  const instance = await DuckDBInstance.create(':memory:');
-  const pool = new ConnectionPool(instance, { kept: 1, max: 4, trimAfterMs: 60_000 });
-  const burst = await Promise.all([pool.acquire(), pool.acquire(), pool.acquire()]);
-  for (const connection of burst) pool.release(connection);
-  await pool.close(1000);
-  t.is(pool.idleCount, 0);
-  for (const connection of burst) t.false(await answers(connection));
-  await t.throwsAsync(() => pool.acquire(), { message: /closed/ });
-  instance.closeSync();
+test('close() closes every idle connection, the burst ones included; acquire() then fails', async (t) => {
+  await withPool({ kept: 1, max: 4, trimAfterMs: 60_000 }, async (pool) => {
+    const burst = await Promise.all([pool.acquire(), pool.acquire(), pool.acquire()]);
+    for (const connection of burst) pool.release(connection);
+    await pool.close(1000);
+    t.is(pool.idleCount, 0);
+    for (const connection of burst) t.false(await answers(connection));
+    await t.throwsAsync(() => pool.acquire(), { message: /closed/ });
+  });
 });
