@@ -7,7 +7,8 @@
  * byte target. No JS value per row is ever created for the common types.
  */
 import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
-import { makeData, RecordBatch, Struct, type Schema } from 'apache-arrow';
+import { makeData, Struct, type RecordBatch, type Schema } from 'apache-arrow';
+import { recordBatchOf } from './record-batch-of.js';
 import type { ColumnAccumulator } from './accumulators/column-accumulator.js';
 import { createAccumulator } from './accumulators/create-accumulator.js';
 import { ValueTooLarge } from './accumulators/value-too-large.js';
@@ -63,6 +64,9 @@ export class BatchAssembler {
   private readonly vectors: RawVector[];
   private readonly targetRows: number;
   private readonly targetBytes: number;
+  private readonly maxValueBytes: number | undefined;
+  /** The batches' type, made once: every batch of the result has it. */
+  private readonly structType: Struct;
   /** Columns whose rows can be large (strings, blobs), by index. */
   private readonly sizedColumns: number[];
   /** Variable-width bytes of each row of the current chunk (reused; sized by the largest chunk so far, at most 2,048 rows). */
@@ -83,6 +87,26 @@ export class BatchAssembler {
     this.vectors = new Array<RawVector>(this.columns.length);
     this.targetRows = Math.max(1, Math.floor(options.targetRowsPerBatch ?? DEFAULT_TARGET_ROWS_PER_BATCH));
     this.targetBytes = Math.max(1, options.targetBytesPerBatch ?? DEFAULT_TARGET_BYTES_PER_BATCH);
+    this.maxValueBytes = options.maxValueBytes;
+    this.structType = new Struct(schema.fields);
+  }
+
+  /** Whether this assembler cuts and checks batches as `options` ask (so it may serve another result of its schema). */
+  suits(options: BatchSizeOptions): boolean {
+    return (
+      this.targetRows === Math.max(1, Math.floor(options.targetRowsPerBatch ?? DEFAULT_TARGET_ROWS_PER_BATCH)) &&
+      this.targetBytes === Math.max(1, options.targetBytesPerBatch ?? DEFAULT_TARGET_BYTES_PER_BATCH) &&
+      this.maxValueBytes === options.maxValueBytes
+    );
+  }
+
+  /**
+   * After `flush`, forgets the last chunk's vectors, so a kept assembler pins no engine memory;
+   * true when it is empty and may assemble another result of its schema.
+   */
+  releaseForReuse(): boolean {
+    this.vectors.fill(undefined as unknown as RawVector);
+    return this.rows === 0 && this.columns.every((column) => column.length === 0);
   }
 
   /** Rows appended but not yet emitted. */
@@ -177,8 +201,8 @@ export class BatchAssembler {
     const length = this.rows;
     this.rows = 0;
     const children = this.columns.map((column) => column.finish());
-    const data = makeData({ type: new Struct(this.schema.fields), length, nullCount: 0, children });
-    return new RecordBatch(this.schema, data);
+    const data = makeData({ type: this.structType, length, nullCount: 0, children });
+    return recordBatchOf(this.schema, data);
   }
 }
 

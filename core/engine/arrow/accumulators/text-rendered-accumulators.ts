@@ -167,6 +167,12 @@ export class VariantAccumulator extends TextRenderedAccumulator {
     this.reader = DuckDBVector.create(vector, vectorLength, this.duckdbType);
   }
 
+  // The reader holds the chunk's vector: let it go with the batch (the assembler may be kept for the next run).
+  override finish(): Data {
+    this.reader = null;
+    return super.finish();
+  }
+
   protected appendRow(_source: Uint8Array, row: number): void {
     const value = this.reader!.getItem(row);
     if (value === null) {
