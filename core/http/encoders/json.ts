@@ -7,7 +7,7 @@
  * types. Value mapping: docs/json-encoding.md.
  */
 import type { Schema } from 'apache-arrow';
-import { BatchTextWriter } from './batch-text-writer.js';
+import { BatchTextWriter, WriterPool } from './batch-text-writer.js';
 import { ChunkedOutput, DEFAULT_CHUNK_BYTES } from './chunked-output.js';
 import { RowInterleaver } from './row-interleaver.js';
 import type { EncoderInput, TextEncoderOptions } from './types.js';
@@ -37,16 +37,23 @@ export class JsonRowWriter extends BatchTextWriter {
 /** The stream as NDJSON: one JSON object per row, each on its own line (nothing for no rows). */
 export async function* encodeNdjson(input: EncoderInput, options: TextEncoderOptions = {}): AsyncGenerator<Buffer, void, undefined> {
   const output = new ChunkedOutput(options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
-  const rows = new JsonRowWriter(input.schema, '\n');
-  let any = false;
-  for await (const batch of input.batches) {
-    rows.writeBatch(batch, output);
-    any ||= batch.numRows > 0;
-    if (output.hasReady) yield* output.take();
+  const rows = ndjsonWriters.take(input.schema);
+  try {
+    let any = false;
+    for await (const batch of input.batches) {
+      rows.writeBatch(batch, output);
+      any ||= batch.numRows > 0;
+      if (output.hasReady) yield* output.take();
+    }
+    if (any) output.write(NEWLINE);
+    yield* output.take(true);
+  } finally {
+    ndjsonWriters.give(input.schema, rows);
   }
-  if (any) output.write(NEWLINE);
-  yield* output.take(true);
 }
+
+const jsonWriters = new WriterPool((schema) => new JsonRowWriter(schema));
+const ndjsonWriters = new WriterPool((schema) => new JsonRowWriter(schema, '\n'));
 
 const NEWLINE = Buffer.from('\n');
 
@@ -57,14 +64,18 @@ const NEWLINE = Buffer.from('\n');
  */
 export async function* encodeJson(input: EncoderInput, options: TextEncoderOptions = {}): AsyncGenerator<Buffer, void, undefined> {
   const output = new ChunkedOutput(options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
-  const rows = new JsonRowWriter(input.schema);
-  output.write(OPEN);
-  for await (const batch of input.batches) {
-    rows.writeBatch(batch, output);
-    if (output.hasReady) yield* output.take();
+  const rows = jsonWriters.take(input.schema);
+  try {
+    output.write(OPEN);
+    for await (const batch of input.batches) {
+      rows.writeBatch(batch, output);
+      if (output.hasReady) yield* output.take();
+    }
+    output.write(CLOSE);
+    yield* output.take(true);
+  } finally {
+    jsonWriters.give(input.schema, rows);
   }
-  output.write(CLOSE);
-  yield* output.take(true);
 }
 
 const OPEN = Buffer.from('[');
