@@ -13,6 +13,12 @@
       "defines": ["NAPI_VERSION=8"],
       "cflags": ["-std=c11", "-Wall", "-Wextra", "-O2"],
       "libraries": ["-ldl", "-lpthread", "-lm"]
+    },
+    {
+      "target_name": "listen_socket",
+      "sources": ["listen-socket.c"],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags": ["-std=c11", "-Wall", "-Wextra", "-O2"]
     }
   ]
 }

@@ -9,6 +9,7 @@ import type { PhaseMachine } from '../lifecycle/phase.js';
 import type { Logger } from '../log.js';
 import { admitThen } from '../pipeline/admission.js';
 import { formatAddress, parseListenAddress } from '../listeners/address.js';
+import { openAcceptLanes } from '../listeners/accept-lanes.js';
 import { formatSize } from '../units.js';
 import { buildInbound } from './inbound.js';
 import { bodyStream, handoverOf, HitLane } from './hit-lane.js';
@@ -145,8 +146,9 @@ export async function listenHttp(app: FastifyInstance, address: string): Promise
   }
   const bound = app.server.address();
   const endpoint = formatAddress(host, typeof bound === 'object' && bound ? bound.port : port);
+  const closeLanes = openAcceptLanes(app.server, ACCEPT_LANES);
   const close = async () => {
-    const closing = app.close();
+    const closing = Promise.all([app.close(), closeLanes()]);
     // Keep-alive sockets would hold close() open until they time out: close each one as
     // soon as its last response is done (in-flight responses finish first).
     app.server.closeIdleConnections();
@@ -180,6 +182,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   }
   socket.destroy();
 }
+
+/** Extra listening handles on the HTTP socket: 1 + this many connections accepted per turn of the loop (accept-lanes.ts). */
+const ACCEPT_LANES = 7;
 
 /** How long closing waits for responses still being sent after the drain before closing their connections. */
 const CLOSE_GRACE_MS = 1_000;

@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadNativeAddon } from '../../native-addons.js';
 // Loads @duckdb/node-bindings, and so libduckdb, before a helper looks for it.
 import '../duckdb-api.js';
 
@@ -18,10 +16,7 @@ const require = createRequire(import.meta.url);
  * silent fallback.
  */
 export function loadDuckDBHelper<Addon extends DuckDBHelperAddon>(name: string, neededFor: string): Addon {
-  const file = path.join('native', 'build', 'Release', `${name}.node`);
-  const addonPath = findAddon(file);
-  if (addonPath === undefined) throw new Error(`${file} is missing: build it with \`npm run build:native\` (npm install does); ${neededFor}`);
-  const loaded = require(addonPath) as Addon;
+  const loaded = loadNativeAddon<Addon>(name, neededFor);
   const tried: string[] = [];
   for (const candidate of libduckdbCandidates()) {
     tried.push(candidate);
@@ -33,17 +28,6 @@ export function loadDuckDBHelper<Addon extends DuckDBHelperAddon>(name: string, 
     }
   }
   throw new Error(`the loaded libduckdb was not found (tried ${tried.join(', ') || 'no path'})`);
-}
-
-/** The package root holding native/ (two folders up from core/engine/native/, three from dist/). */
-function findAddon(file: string): string | undefined {
-  let directory = path.dirname(fileURLToPath(import.meta.url));
-  for (let depth = 0; depth < 5; depth += 1) {
-    const candidate = path.join(directory, file);
-    if (existsSync(candidate)) return candidate;
-    directory = path.dirname(directory);
-  }
-  return undefined;
 }
 
 /** Where @duckdb/node-bindings loads libduckdb from: its platform package, as its own loader picks it. */

@@ -56,7 +56,7 @@ test.serial('an assembler kept from a run of a statement assembles the next run 
   ]);
   t.true(second.batches.every((batch) => batch.schema === second.shape.schema), 'every batch carries the stream\'s own schema');
   // The first run's batches own their memory: the reuse did not overwrite them.
-  t.is(rows(first.batches)[1].label, 'a much longer label than the others');
+  t.is((rows(first.batches)[1] as Record<string, unknown> | undefined)?.['label'], 'a much longer label than the others');
 });
 
 test.serial('an assembler whose result was abandoned is not kept; the next run starts with a new one', async (t) => {
