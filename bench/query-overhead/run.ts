@@ -26,6 +26,13 @@ import { StageLog, threadCpuMs } from './stages.js';
 import { QUERY_STAGES } from '../../core/pipeline/query-stages.js';
 
 const WARMUP = 200;
+/**
+ * Requests of each query each server answers before anything is measured. V8 compiles a
+ * server's hot code in tiers as it runs: Quarry's median SELECT 1 fell from 2.9 ms over its
+ * first 500 requests to ~0.6-0.8 ms after ~5,000 (the peer, with less code, from 1.0 to
+ * ~0.8 ms), so 200 warm-up requests measured the compiler as much as the server.
+ */
+const SERVER_WARMUP = Number(process.env['QUERY_OVERHEAD_SERVER_WARMUP'] ?? 1500);
 const SEQUENTIAL = Number(process.env['QUERY_OVERHEAD_REQUESTS'] ?? 1500);
 const WRK_SECONDS = Number(process.env['QUERY_OVERHEAD_WRK_SECONDS'] ?? 5);
 const parquet = path.join(repositoryRoot, 'examples/quickstart/data/orders.parquet');
@@ -138,7 +145,8 @@ const peer = await startChild('bench/query-overhead/peer-server.ts', parquet);
 const floor = await startChild('bench/cache-hit/hello-server.ts', '[{"1":1}]');
 const engine = await engineInProcess();
 try {
-  console.log(`query-overhead: ${os.cpus().length} cores; sequential: ${SEQUENTIAL} requests on one kept-alive connection after ${WARMUP} warm-up, Cache-Control: no-cache${runtimeSection ? `; runtime: ${runtimeSection}` : ''}`);
+  for (const server of [quarry.baseUrl, peer.baseUrl]) for (const [, sql] of QUERIES) await sequential(server, sql, SERVER_WARMUP);
+  console.log(`query-overhead: ${os.cpus().length} cores; sequential: ${SEQUENTIAL} requests on one kept-alive connection after ${SERVER_WARMUP} of each query per server and ${WARMUP} of the query, Cache-Control: no-cache${runtimeSection ? `; runtime: ${runtimeSection}` : ''}`);
   console.log('query       Quarry med/p99     peer med/p99       fastify floor   engine in-process   Quarry-engine   Quarry/peer   server CPU/query: Quarry (JS thread + others), peer (JS + others), engine');
   for (const [name, sql] of QUERIES) {
     await sequential(quarry.baseUrl, sql, WARMUP);
