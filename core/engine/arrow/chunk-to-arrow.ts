@@ -67,6 +67,8 @@ export class BatchAssembler {
   private readonly maxValueBytes: number | undefined;
   /** The batches' type, made once: every batch of the result has it. */
   private readonly structType: Struct;
+  /** Bytes of the largest batch emitted: what its accumulators' buffers grew to hold, about. */
+  private largestBatchBytes = 0;
   /** Columns whose rows can be large (strings, blobs), by index. */
   private readonly sizedColumns: number[];
   /** Variable-width bytes of each row of the current chunk (reused; sized by the largest chunk so far, at most 2,048 rows). */
@@ -102,11 +104,13 @@ export class BatchAssembler {
 
   /**
    * After `flush`, forgets the last chunk's vectors, so a kept assembler pins no engine memory;
-   * true when it is empty and may assemble another result of its schema.
+   * true when it is empty and small (its buffers grew for batches of at most
+   * REUSABLE_BATCH_BYTES: a large result's would hold megabytes per column while kept), so it
+   * may assemble another result of its schema.
    */
   releaseForReuse(): boolean {
     this.vectors.fill(undefined as unknown as RawVector);
-    return this.rows === 0 && this.columns.every((column) => column.length === 0);
+    return this.largestBatchBytes <= REUSABLE_BATCH_BYTES && this.rows === 0 && this.columns.every((column) => column.length === 0);
   }
 
   /** Rows appended but not yet emitted. */
@@ -198,6 +202,7 @@ export class BatchAssembler {
   }
 
   private emit(): RecordBatch {
+    this.largestBatchBytes = Math.max(this.largestBatchBytes, this.bufferedBytes());
     const length = this.rows;
     this.rows = 0;
     const children = this.columns.map((column) => column.finish());
@@ -205,6 +210,9 @@ export class BatchAssembler {
     return recordBatchOf(this.schema, data);
   }
 }
+
+/** The largest batch (bytes) an assembler may have made and still be kept for another result. */
+const REUSABLE_BATCH_BYTES = 256 * 1024;
 
 /** How many rows from `start` (at most `most`, at least one) fit in `room` bytes of `sizes`. */
 function rowsWithin(sizes: Float64Array, start: number, most: number, room: number): number {

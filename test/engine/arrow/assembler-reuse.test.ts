@@ -59,7 +59,7 @@ test.serial('an assembler kept from a run of a statement assembles the next run 
   t.is((rows(first.batches)[1] as Record<string, unknown> | undefined)?.['label'], 'a much longer label than the others');
 });
 
-test.serial('an assembler whose result was abandoned is not kept; the next run starts with a new one', async (t) => {
+test.serial('an assembler whose result was abandoned, or that made large batches, is not kept; the next run starts with a new one', async (t) => {
   await connection.run('DELETE FROM t');
   // Four batches of 65,536 rows at most: the pump waits for the consumer after the first.
   await connection.run('INSERT INTO t SELECT i, \'r\' || i, i, i % 2 = 0, [i] FROM range(200000) r(i)');
@@ -70,10 +70,15 @@ test.serial('an assembler whose result was abandoned is not kept; the next run s
   t.is(assemblerReuses(), reusesBefore, 'nothing was kept from the abandoned run');
   t.is(second.batches.reduce((total, batch) => total + batch.numRows, 0), 200000);
   const third = await run(sql, first.shape);
-  t.is(assemblerReuses(), reusesBefore + 1);
+  t.is(assemblerReuses(), reusesBefore, 'the batches of the second run were megabytes: its assembler was not kept');
   t.deepEqual(rows(third.batches).slice(0, 2), [
     { id: 0, label: 'r0', amount: '0', seen: true, tags: [0] },
     { id: 1, label: 'r1', amount: '100', seen: false, tags: [1] },
   ]);
   t.is(third.batches.reduce((total, batch) => total + batch.numRows, 0), 200000);
+  // A small result (of another statement) is kept again.
+  const small = 'SELECT * FROM t WHERE id < 3 ORDER BY id';
+  const firstSmall = await run(small, undefined);
+  await run(small, firstSmall.shape);
+  t.is(assemblerReuses(), reusesBefore + 1);
 });
