@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <node_api.h>
+#include "napi-check.h"
 
 /* duckdb.h's declarations, by value: the npm packages ship libduckdb without its header. */
 typedef const char *(*result_error_function)(void *result);
@@ -27,14 +28,6 @@ static const napi_type_tag RESULT_TYPE_TAG = {0x08F7FE3AE12345E5ULL, 0x8733310DC
 
 static result_error_function result_error = NULL;
 static result_error_type_function result_error_type = NULL;
-
-#define CHECK(env, call)                                                     \
-  do {                                                                       \
-    if ((call) != napi_ok) {                                                 \
-      napi_throw_error((env), "QUARRY_NATIVE", "Node-API call failed: " #call); \
-      return NULL;                                                           \
-    }                                                                        \
-  } while (0)
 
 /* bind(libraryPath): finds duckdb_result_error in the libduckdb already loaded from that path. */
 static napi_value bind_library(napi_env env, napi_callback_info info) {

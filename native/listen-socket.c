@@ -14,14 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <node_api.h>
-
-#define CHECK(env, call)                                                     \
-  do {                                                                       \
-    if ((call) != napi_ok) {                                                 \
-      napi_throw_error((env), "QUARRY_NATIVE", "Node-API call failed: " #call); \
-      return NULL;                                                           \
-    }                                                                        \
-  } while (0)
+#include "napi-check.h"
 
 /* duplicate(fd): a new descriptor (close-on-exec) for the same listening socket. */
 static napi_value duplicate(napi_env env, napi_callback_info info) {

@@ -87,8 +87,8 @@ export class BatchAssembler {
     this.columns = duckdbTypes.map((type, i) => createAccumulator(type, schema.fields[i]!.type, options.maxValueBytes));
     this.sizedColumns = this.columns.flatMap((column, i) => (column.addRowSizes ? [i] : []));
     this.vectors = new Array<RawVector>(this.columns.length);
-    this.targetRows = Math.max(1, Math.floor(options.targetRowsPerBatch ?? DEFAULT_TARGET_ROWS_PER_BATCH));
-    this.targetBytes = Math.max(1, options.targetBytesPerBatch ?? DEFAULT_TARGET_BYTES_PER_BATCH);
+    this.targetRows = targetRowsOf(options);
+    this.targetBytes = targetBytesOf(options);
     this.maxValueBytes = options.maxValueBytes;
     this.structType = new Struct(schema.fields);
   }
@@ -96,8 +96,8 @@ export class BatchAssembler {
   /** Whether this assembler cuts and checks batches as `options` ask (so it may serve another result of its schema). */
   suits(options: BatchSizeOptions): boolean {
     return (
-      this.targetRows === Math.max(1, Math.floor(options.targetRowsPerBatch ?? DEFAULT_TARGET_ROWS_PER_BATCH)) &&
-      this.targetBytes === Math.max(1, options.targetBytesPerBatch ?? DEFAULT_TARGET_BYTES_PER_BATCH) &&
+      this.targetRows === targetRowsOf(options) &&
+      this.targetBytes === targetBytesOf(options) &&
       this.maxValueBytes === options.maxValueBytes
     );
   }
@@ -210,6 +210,9 @@ export class BatchAssembler {
     return recordBatchOf(this.schema, data);
   }
 }
+
+const targetRowsOf = (options: BatchSizeOptions) => Math.max(1, Math.floor(options.targetRowsPerBatch ?? DEFAULT_TARGET_ROWS_PER_BATCH));
+const targetBytesOf = (options: BatchSizeOptions) => Math.max(1, options.targetBytesPerBatch ?? DEFAULT_TARGET_BYTES_PER_BATCH);
 
 /** The largest batch (bytes) an assembler may have made and still be kept for another result. */
 const REUSABLE_BATCH_BYTES = 256 * 1024;
