@@ -61,19 +61,44 @@ export function serverStream<Request, Response>(
   body: (call: ServerWritableStream<Request, Response>, context: StreamCallContext) => Promise<void>,
 ): (call: ServerWritableStream<Request, Response>) => void {
   return (call) => {
-    const controller = new AbortController();
-    call.on('cancelled', () => controller.abort());
+    const cancellation = cancellationOf(call);
     const inbound = buildInbound(call, routeOf(method), { write: false });
     admitCall(context, inbound)
-      .then(() => body(call, { inbound, signal: controller.signal }))
+      .then(() => body(call, { inbound, signal: cancellation.signal }))
       .then(
-        () => call.end(trailers(inbound.responseHeaders)),
+        () => {
+          cancellation.settled();
+          call.end(trailers(inbound.responseHeaders));
+        },
         (error: unknown) => {
-          if (controller.signal.aborted) return;
+          if (cancellation.settled()) return;
           logFailure(context, method, error);
           call.emit('error', toServiceError(error, inbound.responseHeaders));
         },
       );
+  };
+}
+
+/**
+ * The signal a streaming call's body runs under: aborted when the client cancels the call or
+ * the connection drops while the body runs. grpc-js also reports "cancelled" for every call
+ * whose stream closes after it ended normally; aborting then would only build an AbortError
+ * (a DOMException, with its stack) per call for no listener, so once the body settled a
+ * later "cancelled" is ignored.
+ */
+export function cancellationOf(call: { on(event: 'cancelled', listener: () => void): unknown }): { signal: AbortSignal; settled(): boolean } {
+  const controller = new AbortController();
+  let settled = false;
+  call.on('cancelled', () => {
+    if (!settled) controller.abort();
+  });
+  return {
+    signal: controller.signal,
+    /** Marks the body as finished; true when the call was cancelled before it did. */
+    settled: () => {
+      settled = true;
+      return controller.signal.aborted;
+    },
   };
 }
 
@@ -101,17 +126,19 @@ export function duplexStream<Request, Response>(
   body: (call: ServerDuplexStream<Request, Response>, context: DuplexCallContext) => Promise<void>,
 ): (call: ServerDuplexStream<Request, Response>) => void {
   return (call) => {
-    const controller = new AbortController();
-    call.on('cancelled', () => controller.abort());
+    const cancellation = cancellationOf(call);
     let admitted: InboundRequest | undefined;
     const admit = (inbound: InboundRequest) => {
       admitted = inbound;
       return admitCall(context, inbound);
     };
-    body(call, { signal: controller.signal, admit }).then(
-      () => call.end(trailers(admitted?.responseHeaders ?? {})),
+    body(call, { signal: cancellation.signal, admit }).then(
+      () => {
+        cancellation.settled();
+        call.end(trailers(admitted?.responseHeaders ?? {}));
+      },
       (error: unknown) => {
-        if (controller.signal.aborted) return;
+        if (cancellation.settled()) return;
         logFailure(context, method, error);
         call.emit('error', toServiceError(error, admitted?.responseHeaders ?? {}));
       },
