@@ -125,3 +125,41 @@ test('bodies at every offset of a Node Buffer (as gRPC hands them over) read bac
     ], `offset ${offset}`);
   }
 });
+
+test('a stream whose schema message was read before has that very Schema, and so do its batches', async (t) => {
+  const table = tableFromArrays({ id: Int32Array.from([1, 2, 3]), name: ['a', 'b', 'c'] });
+  // Fresh copies of the bytes each time, as each gRPC message brings its own buffer.
+  const read = async () => {
+    const { schema, batches } = await readRecordBatches(stream(messagesOf(table, false).map((message) => ({ header: new Uint8Array(message.header), body: new Uint8Array(message.body) }))));
+    const read: RecordBatch[] = [];
+    for await (const batch of batches) read.push(batch);
+    return { schema, read };
+  };
+  const first = await read();
+  const second = await read();
+  t.is(second.schema, first.schema);
+  t.true(second.read.every((batch) => batch.schema === second.schema), 'the batches carry the stream\'s schema object');
+  t.deepEqual(second.read.flatMap((batch) => [...batch].map((row) => row!.toJSON())), [{ id: 1, name: 'a' }, { id: 2, name: 'b' }, { id: 3, name: 'c' }]);
+  // Another schema is another object.
+  const other = tableFromArrays({ id: Int32Array.from([1]) });
+  const { schema } = await readRecordBatches(stream(messagesOf(other, false)));
+  t.not(schema, first.schema);
+  t.deepEqual(schema.fields.map((field) => field.name), ['id']);
+});
+
+test('a record batch whose column is shorter than the batch reads as Arrow reads it: padded with nulls', async (t) => {
+  const schema = new Schema([new Field('id', new Int32(), true), new Field('name', new Utf8(), true)]);
+  const id = vectorFromArray([1, 2, 3], new Int32()).data[0]!;
+  const name = vectorFromArray(['a', 'b'], new Utf8()).data[0]!;
+  // Built around Arrow's constructor (which would pad): the writer then sends a 3-row batch with a 2-row column.
+  const malformed = Object.assign(Object.create(RecordBatch.prototype) as RecordBatch, { schema, data: makeData({ type: new Struct(schema.fields), length: 3, children: [id, name] }), _metadata: new Map() });
+  const writer = new FlightMessageWriter();
+  const messages = [...writer.schemaMessages(schema), ...writer.batchMessages(malformed)].map((message) => inbound(message, false));
+  const { batches } = await readRecordBatches(stream(messages));
+  const rows: Array<Record<string, unknown>> = [];
+  for await (const batch of batches) {
+    t.is(batch.getChildAt(1)!.length, 3);
+    for (const row of batch) rows.push(row!.toJSON());
+  }
+  t.deepEqual(rows, [{ id: 1, name: 'a' }, { id: 2, name: 'b' }, { id: 3, name: null }]);
+});

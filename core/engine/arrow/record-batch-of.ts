@@ -10,11 +10,13 @@ import { RecordBatch, type Data, type Schema, type Struct } from 'apache-arrow';
  * encoder) would have to re-wrap. The engine's batches are built with equal-length children
  * (BatchAssembler), so the batch is made as the constructor would leave it, with `schema`
  * itself. record-batch-of.test.ts checks it stays equal to the constructor's on Arrow upgrades.
+ * `metadata` is the batch's own custom metadata (an IPC message's), as the constructor's third
+ * argument.
  */
-export function recordBatchOf(schema: Schema, data: Data<Struct>): RecordBatch {
+export function recordBatchOf(schema: Schema, data: Data<Struct>, metadata: Map<string, string> = new Map()): RecordBatch {
   const batch = Object.create(RecordBatch.prototype) as RecordBatch & { _metadata: Map<string, string> };
   (batch as { schema: Schema }).schema = schema;
   (batch as { data: Data<Struct> }).data = data;
-  batch._metadata = new Map();
+  batch._metadata = metadata;
   return batch;
 }

@@ -1,6 +1,8 @@
 import { Message, MessageHeader, RecordBatch, Schema, Struct, Vector, makeData, type DataType } from 'apache-arrow';
 import { VectorLoader } from 'apache-arrow/visitor/vectorloader';
+import { LRUCache } from 'lru-cache';
 import { alignedBytes } from '../../engine/arrow/aligned-bytes.js';
+import { recordBatchOf } from '../../engine/arrow/record-batch-of.js';
 import { QuarryError } from '../../errors/quarry-error.js';
 
 export interface InboundIpcMessage {
@@ -22,13 +24,14 @@ export async function readRecordBatches(messages: AsyncIterable<InboundIpcMessag
   const iterator = messages[Symbol.asyncIterator]();
   const first = await iterator.next();
   if (first.done) throw invalid('the FlightData stream carried no Arrow schema message');
-  const opening = decode(first.value.header);
-  if (!opening.isSchema()) {
+  const known = decodedSchemas.get(schemaKey(first.value.header));
+  const opening = known === undefined ? decode(first.value.header) : undefined;
+  if (opening !== undefined && !opening.isSchema()) {
     await iterator.return?.();
     if (opening.isRecordBatch() || opening.isDictionaryBatch()) throw invalid(`the first FlightData message must be an Arrow schema, not a ${opening.isRecordBatch() ? 'record batch' : 'dictionary batch'}`);
     throw notIpc(opening);
   }
-  const schema = opening.header();
+  const schema = known ?? rememberSchema(first.value.header, (opening as Message<MessageHeader.Schema>).header());
   const loader = new BatchLoader(schema);
   async function* batches(): AsyncGenerator<RecordBatch> {
     let produced = 0;
@@ -61,16 +64,21 @@ type DictionaryBatchHeader = ReturnType<Message<MessageHeader.DictionaryBatch>['
 /** What Arrow's stream reader keeps between messages: the schema and the dictionaries so far. */
 class BatchLoader {
   readonly #schema: Schema;
+  readonly #struct: Struct;
   readonly #dictionaries = new Map<number, Vector>();
 
   constructor(schema: Schema) {
     this.#schema = schema;
+    this.#struct = new Struct(schema.fields);
   }
 
   recordBatch(header: RecordBatchHeader, body: Uint8Array, metadata: Map<string, string>): RecordBatch {
     uncompressed(header.compression);
     const children = this.#load(header, body, this.#schema.fields);
-    return new RecordBatch(this.#schema, makeData({ type: new Struct(this.#schema.fields), length: header.length, children }), metadata);
+    const data = makeData({ type: this.#struct, length: header.length, children });
+    // Arrow's constructor pads columns shorter than the batch with nulls (and copies the
+    // schema); a well-formed batch, every column as long as the batch, keeps the stream's.
+    return children.every((child) => child.length === header.length) ? recordBatchOf(this.#schema, data, metadata) : new RecordBatch(this.#schema, data, metadata);
   }
 
   dictionaryBatch(header: DictionaryBatchHeader, body: Uint8Array): void {
@@ -90,6 +98,27 @@ class BatchLoader {
       throw invalid(`a record batch does not match its schema: ${(error as Error).message}`, error);
     }
   }
+}
+
+/**
+ * Schemas decoded from schema messages, by the message's bytes. A peer answering the same
+ * statement again sends the same bytes: the stream then has the very Schema object of the last
+ * time, so what a door keeps per schema (its JSON writers, its encoded IPC schema) is found
+ * again, and the flatbuffer is not decoded anew. Schemas are never modified once made.
+ */
+const decodedSchemas = new LRUCache<string, Schema>({ max: 256 });
+
+/** Schema messages larger than this (thousands of columns) are decoded each time. */
+const REMEMBERED_SCHEMA_BYTES = 64 * 1024;
+
+function schemaKey(header: Uint8Array): string {
+  return header.byteLength > REMEMBERED_SCHEMA_BYTES ? '' : Buffer.from(header.buffer, header.byteOffset, header.byteLength).toString('latin1');
+}
+
+function rememberSchema(header: Uint8Array, schema: Schema): Schema {
+  const key = schemaKey(header);
+  if (key !== '') decodedSchemas.set(key, schema);
+  return schema;
 }
 
 function emptyBatch(schema: Schema): RecordBatch {

@@ -259,6 +259,8 @@ export class PushdownRouter {
 /** The legs' common schema; executors answering one statement with different columns is an error, never a mixed result. */
 function commonSchema(dataset: string, legs: readonly ClusterLeg[], streams: readonly FlightStream[]): Schema {
   const first = streams[0]!.schema;
+  // Executors answering alike send the same schema bytes, which the Flight reader decodes to one object.
+  if (streams.every((stream) => stream.schema === first)) return first;
   const shape = (schema: Schema) => schema.fields.map((field) => `${field.name}:${String(field.type)}`).join(',');
   const expected = shape(first);
   const differing = streams.findIndex((stream) => shape(stream.schema) !== expected);
