@@ -15,6 +15,13 @@
       "libraries": ["-ldl", "-lpthread", "-lm"]
     },
     {
+      "target_name": "duckdb_string_vector",
+      "sources": ["duckdb-string-vector.c"],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags": ["-std=c11", "-Wall", "-Wextra", "-O2"],
+      "libraries": ["-ldl"]
+    },
+    {
       "target_name": "listen_socket",
       "sources": ["listen-socket.c"],
       "defines": ["NAPI_VERSION=8"],

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <node_api.h>
+#include "loaded-libduckdb.h"
 
 /* duckdb.h's declarations, by value: the npm packages ship libduckdb without its header. */
 typedef uint64_t idx_t;
@@ -257,16 +258,8 @@ static bool supported_type(int type) {
 
 /* bind(libraryPath): finds the C API in the libduckdb already loaded from that path. */
 static napi_value bind_library(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  char path[4096];
-  size_t length = 0;
-  if (argc < 1 || napi_get_value_string_utf8(env, argv[0], path, sizeof path, &length) != napi_ok || length >= sizeof path - 1) {
-    THROW(env, "QUARRY_NATIVE", "bind(libraryPath) takes the path of the loaded libduckdb");
-  }
-  void *library = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-  if (library == NULL) THROW(env, "QUARRY_NATIVE", "libduckdb is not loaded from that path (load @duckdb/node-api first)");
+  void *library = loaded_libduckdb(env, info);
+  if (library == NULL) return NULL;
   const char *missing = NULL;
   LOOKUP(create_scalar_function, "duckdb_create_scalar_function");
   LOOKUP(destroy_scalar_function, "duckdb_destroy_scalar_function");

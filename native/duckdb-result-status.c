@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <node_api.h>
+#include "loaded-libduckdb.h"
 #include "napi-check.h"
 
 /* duckdb.h's declarations, by value: the npm packages ship libduckdb without its header. */
@@ -31,23 +32,10 @@ static result_error_type_function result_error_type = NULL;
 
 /* bind(libraryPath): finds duckdb_result_error in the libduckdb already loaded from that path. */
 static napi_value bind_library(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  char path[4096];
-  size_t length = 0;
-  if (argc < 1 || napi_get_value_string_utf8(env, argv[0], path, sizeof path, &length) != napi_ok || length >= sizeof path - 1) {
-    napi_throw_type_error(env, "QUARRY_NATIVE", "bind(libraryPath) takes the path of the loaded libduckdb");
-    return NULL;
-  }
-  void *library = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-  if (library == NULL) {
-    napi_throw_error(env, "QUARRY_NATIVE", "libduckdb is not loaded from that path (load @duckdb/node-api first)");
-    return NULL;
-  }
+  void *library = loaded_libduckdb(env, info);
+  if (library == NULL) return NULL;
   result_error = (result_error_function)dlsym(library, "duckdb_result_error");
   result_error_type = (result_error_type_function)dlsym(library, "duckdb_result_error_type");
-  /* The library stays loaded by the bindings; this handle only raised its count by one. */
   if (result_error == NULL || result_error_type == NULL) {
     napi_throw_error(env, "QUARRY_NATIVE", "libduckdb lacks duckdb_result_error or duckdb_result_error_type");
     return NULL;
