@@ -108,8 +108,8 @@ class BatchLoader {
  */
 const decodedSchemas = new LRUCache<string, Schema>({ max: 256 });
 
-/** Schema messages larger than this (thousands of columns) are decoded each time. */
-const REMEMBERED_SCHEMA_BYTES = 64 * 1024;
+/** Schema messages larger than this (hundreds of columns) are decoded each time: the cache holds at most 4 MiB of keys. */
+const REMEMBERED_SCHEMA_BYTES = 16 * 1024;
 
 function schemaKey(header: Uint8Array): string {
   return header.byteLength > REMEMBERED_SCHEMA_BYTES ? '' : Buffer.from(header.buffer, header.byteOffset, header.byteLength).toString('latin1');
