@@ -10,7 +10,10 @@
  * data and validity are read with the C API of the libduckdb the bindings loaded (looked up
  * with RTLD_NOLOAD). It is called on the JS thread while the vector's chunk is alive and no
  * DuckDB thread writes it. Every index and every write is checked against what the caller
- * passed: a bad argument throws, it never reads or writes outside the given memory.
+ * passed: a bad argument throws, it never reads or writes outside the given memory. The one
+ * thing taken on trust is `vectorLength`, the vector's row count (its chunk's size, or a list
+ * child's): the C API cannot tell a vector's length, and the bindings' own vector_get_data
+ * trusts the byte count it is given in the same way.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
