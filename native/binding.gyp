@@ -22,6 +22,13 @@
       "libraries": ["-ldl"]
     },
     {
+      "target_name": "duckdb_batch_fetch",
+      "sources": ["duckdb-batch-fetch.c"],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags": ["-std=c11", "-Wall", "-Wextra", "-O2"],
+      "libraries": ["-ldl"]
+    },
+    {
       "target_name": "listen_socket",
       "sources": ["listen-socket.c"],
       "defines": ["NAPI_VERSION=8"],

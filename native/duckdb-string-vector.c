@@ -23,21 +23,7 @@
 #include <node_api.h>
 #include "loaded-libduckdb.h"
 #include "napi-check.h"
-
-/* duckdb.h's string_t, by value: the npm packages ship libduckdb without its header. */
-typedef struct {
-  union {
-    struct {
-      uint32_t length;
-      char prefix[4];
-      const char *ptr;
-    } pointer;
-    struct {
-      uint32_t length;
-      char inlined[12];
-    } inlined;
-  } value;
-} duckdb_string_t;
+#include "duckdb-string.h"
 
 typedef void *(*vector_get_data_function)(void *vector);
 typedef uint64_t *(*vector_get_validity_function)(void *vector);
@@ -47,9 +33,6 @@ static const napi_type_tag VECTOR_TYPE_TAG = {0x9FE56DE8E3124D07ULL, 0x9ABF31145
 
 static vector_get_data_function vector_get_data = NULL;
 static vector_get_validity_function vector_get_validity = NULL;
-
-/* Longest inline string. */
-#define INLINE_LIMIT 12
 
 /* bind(libraryPath): finds the vector functions in the libduckdb already loaded from that path. */
 static napi_value bind_library(napi_env env, napi_callback_info info) {
@@ -213,7 +196,7 @@ static napi_value copy(napi_env env, napi_callback_info info) {
         napi_throw_range_error(env, "QUARRY_NATIVE", "out has no room for the vector's strings");
         return NULL;
       }
-      const char *bytes = length <= INLINE_LIMIT ? value->value.inlined.inlined : value->value.pointer.ptr;
+      const char *bytes = duckdb_string_bytes(value);
       memcpy(out + position, bytes, length);
       position += length;
     }

@@ -23,6 +23,7 @@ import type { ConnectorRegistry } from './sources/connector-registry.js';
 import type { BatchInput, DatasetStatus, DatasetWriteTarget, EngineApi } from './engine-api.js';
 import { requireResultStatus } from './native/result-status.js';
 import { requireStringVector } from './native/string-vector.js';
+import { requireBatchFetch } from './native/batch-fetch.js';
 import { engineError, statementCountError } from './engine-errors.js';
 import { defaultMemoryLimitBytes } from './memory-limit.js';
 import { bindParameters } from './parameters.js';
@@ -157,6 +158,7 @@ export class Engine implements EngineApi {
     try {
       requireResultStatus();
       requireStringVector();
+      requireBatchFetch();
       instance = await DuckDBInstance.create(':memory:', settings);
     } catch (error) {
       throw new QuarryError('ENGINE_START_FAILED', `the SQL engine could not start: ${(error as Error).message}`, { cause: error });

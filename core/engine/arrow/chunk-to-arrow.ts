@@ -180,13 +180,7 @@ export class BatchAssembler {
 
   /** A value over the limit as the coded error naming its column; other failures unchanged. */
   private columnError(index: number, error: unknown): unknown {
-    if (!(error instanceof ValueTooLarge)) return error;
-    const column = this.schema.fields[index]!.name;
-    return new QuarryError(
-      'RESULT_VALUE_TOO_LARGE',
-      `column "${column}" has a value of ${error.bytes} bytes; a result value may be at most ${error.limit} bytes (runtime.query.max_value_size). Select part of it (substr, left) or raise the limit`,
-      { details: { column, bytes: error.bytes, limit: error.limit } },
-    );
+    return error instanceof ValueTooLarge ? valueTooLargeError(this.schema, index, error) : error;
   }
 
   /** The partial batch of everything appended since the last emitted one, if any. */
@@ -211,8 +205,18 @@ export class BatchAssembler {
   }
 }
 
-const targetRowsOf = (options: BatchSizeOptions) => Math.max(1, Math.floor(options.targetRowsPerBatch ?? DEFAULT_TARGET_ROWS_PER_BATCH));
-const targetBytesOf = (options: BatchSizeOptions) => Math.max(1, options.targetBytesPerBatch ?? DEFAULT_TARGET_BYTES_PER_BATCH);
+export const targetRowsOf = (options: BatchSizeOptions) => Math.max(1, Math.floor(options.targetRowsPerBatch ?? DEFAULT_TARGET_ROWS_PER_BATCH));
+export const targetBytesOf = (options: BatchSizeOptions) => Math.max(1, options.targetBytesPerBatch ?? DEFAULT_TARGET_BYTES_PER_BATCH);
+
+/** A value of column `index` over the result's limit, as the coded error naming the column. */
+export function valueTooLargeError(schema: Schema, index: number, error: ValueTooLarge): QuarryError {
+  const column = schema.fields[index]!.name;
+  return new QuarryError(
+    'RESULT_VALUE_TOO_LARGE',
+    `column "${column}" has a value of ${error.bytes} bytes; a result value may be at most ${error.limit} bytes (runtime.query.max_value_size). Select part of it (substr, left) or raise the limit`,
+    { details: { column, bytes: error.bytes, limit: error.limit } },
+  );
+}
 
 /** The largest batch (bytes) an assembler may have made and still be kept for another result. */
 const REUSABLE_BATCH_BYTES = 256 * 1024;

@@ -35,33 +35,11 @@ import { WideningDecimalAccumulator } from './widening-decimal-accumulator.js';
  */
 export function createAccumulator(duckdbType: DuckDBType, arrowType: DataType, maxValueBytes = Number.POSITIVE_INFINITY): ColumnAccumulator {
   const child = (type: DuckDBType, childArrowType: DataType) => createAccumulator(type, childArrowType, maxValueBytes);
+  const width = fixedWidthOf(duckdbType.typeId);
+  if (width !== null) return new FixedWidthAccumulator(arrowType, width);
   switch (duckdbType.typeId) {
     case DuckDBTypeId.BOOLEAN:
       return new BooleanAccumulator();
-    case DuckDBTypeId.TINYINT:
-    case DuckDBTypeId.UTINYINT:
-      return new FixedWidthAccumulator(arrowType, 1);
-    case DuckDBTypeId.SMALLINT:
-    case DuckDBTypeId.USMALLINT:
-      return new FixedWidthAccumulator(arrowType, 2);
-    case DuckDBTypeId.INTEGER:
-    case DuckDBTypeId.UINTEGER:
-    case DuckDBTypeId.FLOAT:
-    case DuckDBTypeId.DATE:
-      return new FixedWidthAccumulator(arrowType, 4);
-    case DuckDBTypeId.BIGINT:
-    case DuckDBTypeId.UBIGINT:
-    case DuckDBTypeId.DOUBLE:
-    case DuckDBTypeId.TIME:
-    case DuckDBTypeId.TIME_NS:
-    case DuckDBTypeId.TIMESTAMP_S:
-    case DuckDBTypeId.TIMESTAMP_MS:
-    case DuckDBTypeId.TIMESTAMP:
-    case DuckDBTypeId.TIMESTAMP_NS:
-    case DuckDBTypeId.TIMESTAMP_TZ:
-      return new FixedWidthAccumulator(arrowType, 8);
-    case DuckDBTypeId.HUGEINT:
-      return new FixedWidthAccumulator(arrowType, 16);
     case DuckDBTypeId.UHUGEINT:
       return new WideningDecimalAccumulator(arrowType as Decimal, 16);
     case DuckDBTypeId.DECIMAL: {
@@ -124,5 +102,41 @@ export function createAccumulator(duckdbType: DuckDBType, arrowType: DataType, m
     }
     default:
       throw new Error(`no Arrow conversion for DuckDB type ${String(duckdbType)}`);
+  }
+}
+
+/**
+ * Bytes a value of the DuckDB types whose memory is already Arrow's layout (little-endian
+ * integers, floats, DATE as int32 days, TIME and TIMESTAMP* as int64 in their unit, HUGEINT as
+ * Decimal128 bits); null for any other type.
+ */
+export function fixedWidthOf(typeId: DuckDBTypeId): number | null {
+  switch (typeId) {
+    case DuckDBTypeId.TINYINT:
+    case DuckDBTypeId.UTINYINT:
+      return 1;
+    case DuckDBTypeId.SMALLINT:
+    case DuckDBTypeId.USMALLINT:
+      return 2;
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.UINTEGER:
+    case DuckDBTypeId.FLOAT:
+    case DuckDBTypeId.DATE:
+      return 4;
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.UBIGINT:
+    case DuckDBTypeId.DOUBLE:
+    case DuckDBTypeId.TIME:
+    case DuckDBTypeId.TIME_NS:
+    case DuckDBTypeId.TIMESTAMP_S:
+    case DuckDBTypeId.TIMESTAMP_MS:
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_NS:
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return 8;
+    case DuckDBTypeId.HUGEINT:
+      return 16;
+    default:
+      return null;
   }
 }
