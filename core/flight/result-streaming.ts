@@ -3,6 +3,7 @@ import { QuarryError } from '../errors/quarry-error.js';
 import { encodeFlightData, flightDataSize } from './flight-data.js';
 import type { FlightStats } from './flight-stats.js';
 import { FlightMessageWriter, type IpcMessage } from './ipc/flight-message-writer.js';
+import { acceptPreFramedMessages, GRPC_PREFIX_BYTES, markPreFramed } from './pre-framed-messages.js';
 
 /** The part of a grpc-js server stream the sender needs. */
 export interface WritableCall {
@@ -23,9 +24,10 @@ const MAX_MESSAGES_IN_FLIGHT = 2;
  * dictionaries and the record batch, each split by rows so no message exceeds
  * `maxMessageBytes`. The next batch is pulled from the engine only when gRPC has room.
  *
- * FlightData is encoded into a few buffers recycled once gRPC has written them (grpc-js
- * copies each message into its own frame), so a stream allocates no new buffer per
- * message. (The engine converts batches ahead on its own while this waits for gRPC.)
+ * FlightData is encoded into a few buffers recycled once gRPC has written them, behind room
+ * for gRPC's length prefix, and grpc-js sends them as they are (pre-framed-messages.ts): a
+ * stream allocates no new buffer per message and copies each message once. (The engine
+ * converts batches ahead on its own while this waits for gRPC.)
  */
 export async function streamResult(
   call: WritableCall,
@@ -36,7 +38,7 @@ export async function streamResult(
   const sender = new BackpressuredSender(call, options.signal, options.stats, buffers);
   const writer = new FlightMessageWriter();
   const iterator = result.batches[Symbol.asyncIterator]();
-  const frame = (message: IpcMessage): Buffer => encodeFlightData({ header: message.header, body: message.body }, buffers.allocate);
+  const frame = framer(call, buffers);
   let finished = false;
   let rows = 0;
   // Pulls the next batch and frames all its messages before anything waits on gRPC: the
@@ -66,6 +68,22 @@ export async function streamResult(
     // Abandoning the iterator stops the engine query and releases its connection.
     if (!finished) await iterator.return?.().catch(() => undefined);
   }
+}
+
+/**
+ * Encodes an IPC message as FlightData into a recycled buffer: behind gRPC's prefix when the
+ * call sends pre-framed messages, else plain (grpc-js then copies it into a frame of its own).
+ */
+function framer(call: WritableCall, buffers: FrameBuffers): (message: IpcMessage) => Buffer {
+  if (!acceptPreFramedMessages(call)) return (message) => encodeFlightData({ header: message.header, body: message.body }, buffers.allocate);
+  return (message) => {
+    let frame: Buffer | undefined;
+    const encoded = encodeFlightData({ header: message.header, body: message.body }, (size) => {
+      frame = buffers.allocate(GRPC_PREFIX_BYTES + size).subarray(0, GRPC_PREFIX_BYTES + size);
+      return frame.subarray(GRPC_PREFIX_BYTES);
+    });
+    return markPreFramed(frame!, encoded.byteLength);
+  };
 }
 
 /**
