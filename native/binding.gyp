@@ -29,6 +29,13 @@
       "libraries": ["-ldl"]
     },
     {
+      "target_name": "duckdb_appender_flush",
+      "sources": ["duckdb-appender-flush.c"],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags": ["-std=c11", "-Wall", "-Wextra", "-O2"],
+      "libraries": ["-ldl"]
+    },
+    {
       "target_name": "listen_socket",
       "sources": ["listen-socket.c"],
       "defines": ["NAPI_VERSION=8"],

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds native/ (the DuckDB helpers native/duckdb-result-status.c, native/duckdb-async-scalar.c,
-// native/duckdb-string-vector.c and native/duckdb-batch-fetch.c, and native/listen-socket.c, which
-// gives the HTTP listener its accept lanes)
+// native/duckdb-string-vector.c, native/duckdb-batch-fetch.c and native/duckdb-appender-flush.c, and
+// native/listen-socket.c, which gives the HTTP listener its accept lanes)
 // with node-gyp at install time. Run by `npm install` (the install script) and `npm run build:native`.
 //
 // node-gyp would download Node's headers unless told where they are: a Node installed from a
@@ -22,7 +22,7 @@ if (existsSync(path.join(prefix, 'include', 'node', 'node_api.h'))) args.push(`-
 
 // npm runs this on every install, and when `npx quarryd` links the checkout: skip a rebuild
 // when both addons are newer than their sources (`npm run build:native` passes --force).
-const built = ['duckdb_result_status.node', 'duckdb_async_scalar.node', 'duckdb_string_vector.node', 'duckdb_batch_fetch.node', 'listen_socket.node'].map((name) => path.join(root, 'native', 'build', 'Release', name));
+const built = ['duckdb_result_status.node', 'duckdb_async_scalar.node', 'duckdb_string_vector.node', 'duckdb_batch_fetch.node', 'duckdb_appender_flush.node', 'listen_socket.node'].map((name) => path.join(root, 'native', 'build', 'Release', name));
 const sources = readdirSync(path.join(root, 'native')).filter((name) => /\.(c|h|gyp)$/.test(name)).map((name) => path.join(root, 'native', name));
 const newestSource = Math.max(...sources.map((file) => statSync(file).mtimeMs));
 if (!process.argv.includes('--force') && built.every((file) => existsSync(file) && statSync(file).mtimeMs >= newestSource)) {

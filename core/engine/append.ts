@@ -4,6 +4,7 @@ import type { RecordBatch, Schema } from 'apache-arrow';
 import { QuarryError } from '../errors/quarry-error.js';
 import { writeColumnDirect } from './append-direct.js';
 import { duckdbValuesFor } from './arrow-to-duckdb-values.js';
+import { flushAppender } from './native/appender-flush.js';
 
 /** DuckDB's vector size: a data chunk holds at most this many rows. */
 const CHUNK_ROWS = 2048;
@@ -28,7 +29,7 @@ export async function appendBatches(options: {
   /**
    * The batches have exactly the table's columns, in order: no column lookup (~2 ms of the
    * engine: `duckdb_columns()`), still one transaction, whose commit runs on the engine's
-   * threads (without one, the appender's flush commits on the caller's: the event loop).
+   * threads (without one, the appender's flush commits on the thread that runs it).
    */
   exactColumns?: boolean;
 }): Promise<number> {
@@ -61,7 +62,9 @@ export async function appendBatches(options: {
         rows += count;
       }
     }
-    appender.flushSync();
+    // On a worker thread: DuckDB's flush takes about a millisecond however few rows it writes
+    // (and commits, without a transaction), which would block every other request.
+    await flushAppender(appender);
     appender.closeSync();
     if (!fresh) await connection.run('COMMIT');
   } catch (error) {

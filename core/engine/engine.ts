@@ -24,6 +24,7 @@ import type { BatchInput, DatasetStatus, DatasetWriteTarget, EngineApi } from '.
 import { requireResultStatus } from './native/result-status.js';
 import { requireStringVector } from './native/string-vector.js';
 import { requireBatchFetch } from './native/batch-fetch.js';
+import { requireAppenderFlush } from './native/appender-flush.js';
 import { engineError, statementCountError } from './engine-errors.js';
 import { defaultMemoryLimitBytes } from './memory-limit.js';
 import { bindParameters } from './parameters.js';
@@ -159,6 +160,7 @@ export class Engine implements EngineApi {
       requireResultStatus();
       requireStringVector();
       requireBatchFetch();
+      requireAppenderFlush();
       instance = await DuckDBInstance.create(':memory:', settings);
     } catch (error) {
       throw new QuarryError('ENGINE_START_FAILED', `the SQL engine could not start: ${(error as Error).message}`, { cause: error });
