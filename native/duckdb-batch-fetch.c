@@ -147,6 +147,10 @@ static bool measure_chunk(fetcher *f) {
     duckdb_vector vector = data_chunk_get_vector(f->chunk, (uint64_t)i);
     const duckdb_string_t *strings = vector_get_data(vector);
     const uint64_t *mask = vector_get_validity(vector);
+    if (strings == NULL) {
+      fail_message(f, "a result vector has no data");
+      return false;
+    }
     for (int64_t row = 0; row < f->chunk_rows; row++) {
       if (!row_valid(mask, row)) continue;
       uint32_t length = strings[row].value.inlined.length;
