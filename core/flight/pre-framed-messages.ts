@@ -27,8 +27,8 @@ interface FramingCall {
 }
 
 /**
- * Makes the grpc-js call behind `stream` send marked buffers unframed-again; false when the call
- * is not one this knows how to change (then send plain messages).
+ * Makes the grpc-js call behind `stream` send marked buffers as they are, without framing them again;
+ * false when the call is not one this knows how to change (then send plain messages).
  */
 export function acceptPreFramedMessages(stream: unknown): boolean {
   const call = (stream as { call?: unknown }).call as Partial<FramingCall> | undefined;
