@@ -265,13 +265,27 @@ static void free_bytes(napi_env env, void *bytes, void *hint) {
   free(bytes);
 }
 
-/* The buffer as an ArrayBuffer JS owns from now on (the column starts its next one empty). */
-static napi_status hand_over(napi_env env, buffer *source, napi_value *out) {
+/*
+ * Buffers up to this size are copied into an ArrayBuffer V8 allocates, and the column keeps
+ * its own for the next batch: an external ArrayBuffer costs Node a Buffer, a finalizer and a
+ * deferred free, which were most of a point query's conversion (perf, in process); above it,
+ * the copy would cost more.
+ */
+#define COPY_HANDOVER_BYTES (64 * 1024)
+
+/*
+ * The buffer's bytes as an ArrayBuffer JS owns from now on (the column starts its next one
+ * empty). `keep`: a copied buffer's memory stays for the next batch (not for a validity bitmap,
+ * whose absence says a batch has no null).
+ */
+static napi_status hand_over(napi_env env, buffer *source, bool keep, napi_value *out) {
   napi_status status;
-  if (source->length == 0) {
-    void *unused;
-    status = napi_create_arraybuffer(env, 0, &unused, out);
-    release_buffer(source);
+  if (source->length <= COPY_HANDOVER_BYTES) {
+    void *bytes;
+    status = napi_create_arraybuffer(env, source->length, &bytes, out);
+    if (status == napi_ok && source->length > 0) memcpy(bytes, source->bytes, source->length);
+    if (keep) source->length = 0;
+    else release_buffer(source);
     return status;
   }
   status = napi_create_external_arraybuffer(env, source->bytes, source->length, free_bytes, NULL, out);
@@ -313,16 +327,16 @@ static napi_status batch_value(napi_env env, fetcher *f, napi_value *out) {
     c->last_offsets = c->offsets.length;
     if (c->validity.bytes != NULL) {
       c->validity.length = (size_t)((f->rows + 7) >> 3);
-      if ((status = hand_over(env, &c->validity, &value)) != napi_ok) return status;
+      if ((status = hand_over(env, &c->validity, false, &value)) != napi_ok) return status;
     } else {
       value = null_value;
     }
     if ((status = napi_set_element(env, *out, at, value)) != napi_ok) return status;
     if ((status = napi_create_int64(env, c->null_count, &value)) != napi_ok || (status = napi_set_element(env, *out, at + 1, value)) != napi_ok) return status;
     c->null_count = 0;
-    if ((status = hand_over(env, &c->values, &value)) != napi_ok || (status = napi_set_element(env, *out, at + 2, value)) != napi_ok) return status;
+    if ((status = hand_over(env, &c->values, true, &value)) != napi_ok || (status = napi_set_element(env, *out, at + 2, value)) != napi_ok) return status;
     if (c->kind == KIND_STRING) {
-      if ((status = hand_over(env, &c->offsets, &value)) != napi_ok) return status;
+      if ((status = hand_over(env, &c->offsets, true, &value)) != napi_ok) return status;
     } else {
       value = null_value;
     }
@@ -356,6 +370,37 @@ static napi_value failure_error(napi_env env, fetcher *f) {
   return error;
 }
 
+/*
+ * What a filled batch comes to: true with the batch (or null at the end) in *answer, false
+ * with the error to give instead. Either way the fetcher is ready for the next call.
+ */
+static bool settle(napi_env env, fetcher *f, napi_value *answer) {
+  if (f->failure != FAILURE_NONE) {
+    // The result is unusable from here: nothing more is fetched.
+    discard_batch(f);
+    drop_chunk(f);
+    f->ended = true;
+    *answer = failure_error(env, f);
+    if (*answer == NULL) napi_get_undefined(env, answer);
+    return false;
+  }
+  if (f->rows == 0) {
+    napi_get_null(env, answer);
+    return true;
+  }
+  if (batch_value(env, f, answer) != napi_ok) {
+    discard_batch(f);
+    napi_value code, message;
+    *answer = NULL;
+    napi_create_string_utf8(env, "QUARRY_NATIVE", NAPI_AUTO_LENGTH, &code);
+    napi_create_string_utf8(env, "could not hand a batch to JavaScript", NAPI_AUTO_LENGTH, &message);
+    napi_create_error(env, code, message, answer);
+    return false;
+  }
+  f->rows = 0;
+  return true;
+}
+
 static void batch_done(napi_env env, napi_status work_status, void *data) {
   fetcher *f = data;
   napi_deferred deferred = f->deferred;
@@ -365,34 +410,10 @@ static void batch_done(napi_env env, napi_status work_status, void *data) {
   f->busy = false;
   uint32_t count;
   napi_reference_unref(env, f->self_ref, &count);
+  if (work_status != napi_ok) fail_message(f, "the fetch was cancelled");
   napi_value answer = NULL;
-  if (work_status != napi_ok) {
-    fail_message(f, "the fetch was cancelled");
-  }
-  if (f->failure != FAILURE_NONE) {
-    // The result is unusable from here: nothing more is fetched.
-    discard_batch(f);
-    drop_chunk(f);
-    f->ended = true;
-    napi_value error = failure_error(env, f);
-    if (error == NULL) napi_get_undefined(env, &error);
-    napi_reject_deferred(env, deferred, error);
-    return;
-  }
-  if (f->rows == 0) {
-    napi_get_null(env, &answer);
-  } else if (batch_value(env, f, &answer) != napi_ok) {
-    discard_batch(f);
-    napi_value error = NULL;
-    napi_value code, message;
-    napi_create_string_utf8(env, "QUARRY_NATIVE", NAPI_AUTO_LENGTH, &code);
-    napi_create_string_utf8(env, "could not hand a batch to JavaScript", NAPI_AUTO_LENGTH, &message);
-    napi_create_error(env, code, message, &error);
-    napi_reject_deferred(env, deferred, error);
-    return;
-  }
-  f->rows = 0;
-  napi_resolve_deferred(env, deferred, answer);
+  if (settle(env, f, &answer)) napi_resolve_deferred(env, deferred, answer);
+  else napi_reject_deferred(env, deferred, answer);
 }
 
 /* ---- the JS surface ---- */
@@ -553,6 +574,29 @@ static napi_value next_batch(napi_env env, napi_callback_info info) {
 }
 
 /*
+ * nextNow(fetcher): the next batch (or null at the end) built on the calling thread. Only for a
+ * materialised result: its chunks are already in memory, so a fetch runs no query and a worker
+ * thread's round trip (waking a worker, then the event loop) would cost more than the copy.
+ */
+static napi_value next_batch_now(napi_env env, napi_callback_info info) {
+  fetcher *f = fetcher_of(env, info, "nextNow(fetcher) takes a fetcher from open()");
+  if (f == NULL) return NULL;
+  if (f->busy) {
+    napi_throw_error(env, "QUARRY_NATIVE", "a fetch of this result is already running");
+    return NULL;
+  }
+  napi_value answer = NULL;
+  if (f->released || (f->ended && f->chunk == NULL)) {
+    CHECK(env, napi_get_null(env, &answer));
+    return answer;
+  }
+  fill_batch(env, f);
+  if (settle(env, f, &answer)) return answer;
+  napi_throw(env, answer);
+  return NULL;
+}
+
+/*
  * release(fetcher): frees the chunk and buffers it holds now rather than at its collection.
  * Refused while a fetch runs (wait for it first).
  */
@@ -574,6 +618,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"bind", NULL, bind_library, NULL, NULL, NULL, napi_default, NULL},
       {"open", NULL, open_fetcher, NULL, NULL, NULL, napi_default, NULL},
       {"next", NULL, next_batch, NULL, NULL, NULL, napi_default, NULL},
+      {"nextNow", NULL, next_batch_now, NULL, NULL, NULL, napi_default, NULL},
       {"release", NULL, release, NULL, NULL, NULL, napi_default, NULL},
   };
   CHECK(env, napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties));

@@ -2,10 +2,12 @@ import type { DuckDBResult } from '@duckdb/node-api';
 import { loadDuckDBHelper, type DuckDBHelperAddon } from './native-addon.js';
 
 /**
- * Reads a streamed DuckDB result into Arrow batch buffers on a worker thread
- * (native/duckdb-batch-fetch.c): the bindings' chunk-by-chunk fetch costs a thread round trip,
- * a finalized object and freshly faulted engine memory per 2,048 rows, most of the time a large
- * result took. core/engine/arrow/native-batches.ts turns what it hands back into RecordBatches.
+ * Reads a DuckDB result into Arrow batch buffers (native/duckdb-batch-fetch.c): a streamed one
+ * on a worker thread, where the bindings' chunk-by-chunk fetch costs a thread round trip, a
+ * finalized object and freshly faulted engine memory per 2,048 rows, most of the time a large
+ * result took; a materialised one on the calling thread, where the bindings' JS-side reading
+ * of each chunk's vectors was most of a small query's conversion. core/engine/arrow/native-batches.ts
+ * turns what it hands back into RecordBatches.
  */
 
 /** An opaque handle on one result's fetch (a Node-API external). */
@@ -20,6 +22,7 @@ export type NativeBatchEntries = [rows: number, chunks: number, ended: boolean, 
 interface BatchFetchAddon extends DuckDBHelperAddon {
   open(result: unknown, plan: Int32Array, targetRows: number, targetBytes: number, largeChunkBytes: number, maxValueBytes: number): NativeFetcher;
   next(fetcher: NativeFetcher): Promise<NativeBatchEntries | null>;
+  nextNow(fetcher: NativeFetcher): NativeBatchEntries | null;
   release(fetcher: NativeFetcher): void;
 }
 
@@ -49,6 +52,15 @@ export function openNativeFetcher(result: DuckDBResult, plan: Int32Array, option
 /** The next batch's buffers, or null once the result answered its last chunk. One fetch at a time. */
 export function fetchNativeBatch(fetcher: NativeFetcher): Promise<NativeBatchEntries | null> {
   return (addon ??= loadAddon()).next(fetcher);
+}
+
+/**
+ * The next batch built on this thread, for a materialised result only: its chunks are in
+ * memory already, and a worker's round trip would cost more than the copy. A streamed result's
+ * fetch runs the query, so it must go through `fetchNativeBatch`.
+ */
+export function fetchNativeBatchNow(fetcher: NativeFetcher): NativeBatchEntries | null {
+  return (addon ??= loadAddon()).nextNow(fetcher);
 }
 
 /** Frees the chunk and buffers the fetcher holds (not while a fetch runs). */

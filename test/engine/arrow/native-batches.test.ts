@@ -1,15 +1,18 @@
-import { DuckDBInstance, type DuckDBConnection, type DuckDBResult } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBResult } from '@duckdb/node-api';
 import type { RecordBatch } from 'apache-arrow';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { arrowSchemaFor, streamRecordBatches, type StreamOptions } from '../../../core/engine/arrow/index.js';
 import { nativePlanFor } from '../../../core/engine/arrow/native-batches.js';
-import { fetchNativeBatch, openNativeFetcher, releaseNativeFetcher } from '../../../core/engine/native/batch-fetch.js';
+import { BatchAssembler } from '../../../core/engine/arrow/chunk-to-arrow.js';
+import { arrowSchemaForColumns } from '../../../core/engine/arrow/duckdb-to-arrow-type.js';
+import { fetchNativeBatch, fetchNativeBatchNow, openNativeFetcher, releaseNativeFetcher } from '../../../core/engine/native/batch-fetch.js';
 import { QuarryError } from '../../../core/errors/quarry-error.js';
 import { arrowRows, assertMatchesDuckDB } from './helpers/compare.js';
 
-// A streamed result whose columns the native helper converts is read by it
-// (native/duckdb-batch-fetch.c); a materialised one by BatchAssembler. These tests hold the two
-// to the same batches, cell for cell and cut for cut.
+// A result whose columns the native helper converts is read by it (native/duckdb-batch-fetch.c):
+// a streamed one on a worker thread, a materialised one on the JS thread. Any other result is
+// read by BatchAssembler. These tests hold the helper, both ways, to the assembler's batches,
+// cell for cell and cut for cut, and to node-api's values.
 
 let instance: DuckDBInstance;
 const connect = (): Promise<DuckDBConnection> => instance.connect();
@@ -46,10 +49,36 @@ async function batchesOf(result: DuckDBResult, options?: StreamOptions): Promise
   return collected;
 }
 
-/** The same query streamed (native helper) and materialised (BatchAssembler). */
-async function bothWays(sql: string, options?: StreamOptions): Promise<{ native: RecordBatch[]; assembled: RecordBatch[] }> {
+/** The batches BatchAssembler makes of a materialised result's chunks (what any result the helper does not take goes through). */
+function assembled(result: DuckDBMaterializedResult, options?: StreamOptions): RecordBatch[] {
+  const types = result.columnTypes();
+  const assembler = new BatchAssembler(arrowSchemaForColumns(result.columnNames(), types), types, options);
+  const batches: RecordBatch[] = [];
+  for (let index = 0; index < result.chunkCount; index++) batches.push(...assembler.append(result.getChunk(index)));
+  const last = assembler.flush();
+  return last === null ? batches : [...batches, last];
+}
+
+/** The same query streamed and materialised (native helper, on a worker and on this thread), and through BatchAssembler. */
+async function bothWays(sql: string, options?: StreamOptions): Promise<{ native: RecordBatch[]; materialised: RecordBatch[]; assembled: RecordBatch[] }> {
   const connection = await connect();
-  return { native: await batchesOf(await connection.stream(sql), options), assembled: await batchesOf(await connection.run(sql), options) };
+  return {
+    native: await batchesOf(await connection.stream(sql), options),
+    materialised: await batchesOf(await connection.run(sql), options),
+    assembled: assembled(await connection.run(sql), options),
+  };
+}
+
+/** The helper's batches against the assembler's: cuts, null counts, cells, one schema. */
+function assertSameBatches(t: ExecutionContext, native: RecordBatch[], assembled: RecordBatch[], what: string): void {
+  t.deepEqual(native.map((batch) => batch.numRows), assembled.map((batch) => batch.numRows), `cuts ${what}`);
+  t.deepEqual(
+    native.map((batch) => batch.data.children.map((child) => child.nullCount)),
+    assembled.map((batch) => batch.data.children.map((child) => child.nullCount)),
+    `null counts ${what}`,
+  );
+  t.deepEqual(arrowRows(native), arrowRows(assembled), `cells ${what}`);
+  t.true(native.every((batch, i) => batch.schema === native[0]!.schema && batch.schema.fields.length === assembled[i]!.schema.fields.length));
 }
 
 test('the helper takes every column type of the query, and not a list', async (t) => {
@@ -67,16 +96,13 @@ test('every type the helper takes matches node-api values cell by cell, in batch
   await assertMatchesDuckDB(t, connection, EVERY_NATIVE_TYPE, { targetBytesPerBatch: 40_000 });
 });
 
-test('streamed and materialised results give the same batches: rows, cuts, null counts and cells', async (t) => {
-  for (const options of [undefined, { targetRowsPerBatch: 1000 }, { targetBytesPerBatch: 64 * 1024 }]) {
-    const { native, assembled } = await bothWays(EVERY_NATIVE_TYPE, options);
-    t.deepEqual(native.map((batch) => batch.numRows), assembled.map((batch) => batch.numRows), `cuts with ${JSON.stringify(options)}`);
-    t.deepEqual(
-      native.map((batch) => batch.data.children.map((child) => child.nullCount)),
-      assembled.map((batch) => batch.data.children.map((child) => child.nullCount)),
-    );
-    t.deepEqual(arrowRows(native), arrowRows(assembled));
-    t.true(native.every((batch, i) => batch.schema === native[0]!.schema && batch.schema.fields.length === assembled[i]!.schema.fields.length));
+test('streamed and materialised results give the batches the assembler makes: rows, cuts, null counts and cells', async (t) => {
+  // 100-row batches are handed over as copies in buffers the helper keeps for the next batch;
+  // the default batches of 5,000 rows as external buffers.
+  for (const options of [undefined, { targetRowsPerBatch: 1000 }, { targetRowsPerBatch: 100 }, { targetBytesPerBatch: 64 * 1024 }]) {
+    const { native, materialised, assembled } = await bothWays(EVERY_NATIVE_TYPE, options);
+    assertSameBatches(t, native, assembled, `streamed, ${JSON.stringify(options)}`);
+    assertSameBatches(t, materialised, assembled, `materialised, ${JSON.stringify(options)}`);
   }
 });
 
@@ -86,17 +112,20 @@ test('200k rows come in 65,536-row batches; a chunk of strings over 16 MiB is cu
   // 2,048 rows of 10 KB: 20 MiB in one chunk.
   const wide = await bothWays("SELECT i AS id, repeat('w', 10000) || i AS wide FROM range(3000) t(i)");
   t.true(wide.native.length >= 2, `${wide.native.length} batches`);
-  t.deepEqual(wide.native.map((batch) => batch.numRows), wide.assembled.map((batch) => batch.numRows));
-  t.deepEqual(arrowRows(wide.native), arrowRows(wide.assembled));
+  assertSameBatches(t, wide.native, wide.assembled, 'streamed');
+  assertSameBatches(t, wide.materialised, wide.assembled, 'materialised');
 });
 
-test('a value over the limit fails the streamed result with the coded error naming the column', async (t) => {
+test('a value over the limit fails the result, streamed or materialised, with the coded error naming the column', async (t) => {
   const connection = await connect();
-  const result = await connection.stream("SELECT i, CASE WHEN i = 4000 THEN repeat('x', 5000) ELSE 'ok' END AS note FROM range(6000) t(i)");
-  const error = await t.throwsAsync(batchesOf(result, { maxValueBytes: 1000 }));
-  t.true(error instanceof QuarryError);
-  t.is((error as QuarryError).code, 'RESULT_VALUE_TOO_LARGE');
-  t.regex(error!.message, /column "note" has a value of 5000 bytes; a result value may be at most 1000 bytes/);
+  const sql = "SELECT i, CASE WHEN i = 4000 THEN repeat('x', 5000) ELSE 'ok' END AS note FROM range(6000) t(i)";
+  // One after the other: a connection's next statement closes its streamed result.
+  for (const run of [() => connection.stream(sql), () => connection.run(sql)]) {
+    const error = await t.throwsAsync(batchesOf(await run(), { maxValueBytes: 1000 }));
+    t.true(error instanceof QuarryError);
+    t.is((error as QuarryError).code, 'RESULT_VALUE_TOO_LARGE');
+    t.regex(error!.message, /column "note" has a value of 5000 bytes; a result value may be at most 1000 bytes/);
+  }
 });
 
 test('a query failing after some batches fails the iteration with the engine\'s error', async (t) => {
@@ -132,6 +161,21 @@ test('the helper refuses wrong arguments and a second fetch while one runs, and 
   t.is(await fetchNativeBatch(fetcher), null, 'a released fetcher answers the end');
   const values = new BigInt64Array(entries[5] as ArrayBuffer);
   t.is(values[65535], 65535n);
+
+  // On this thread (a materialised result): the same batches at once, and the same refusals.
+  t.throws(() => fetchNativeBatchNow({} as never), { message: /fetcher from open/ });
+  const whole = openNativeFetcher(await connection.run('SELECT i FROM range(100000) t(i)'), plan, options);
+  const now = fetchNativeBatchNow(whole)!;
+  t.deepEqual([now[0], now[2]], [65536, false]);
+  t.is(new BigInt64Array(now[5] as ArrayBuffer)[65535], 65535n);
+  t.deepEqual([fetchNativeBatchNow(whole)![0], fetchNativeBatchNow(whole)], [100000 - 65536, null]);
+  releaseNativeFetcher(whole);
+  t.is(fetchNativeBatchNow(whole), null, 'a released fetcher answers the end');
+  const running = openNativeFetcher(await connection.stream('SELECT i FROM range(100000) t(i)'), plan, options);
+  const pending = fetchNativeBatch(running);
+  t.throws(() => fetchNativeBatchNow(running), { message: /already running/ });
+  t.is((await pending)![0], 65536);
+  releaseNativeFetcher(running);
 });
 
 test('an abandoned streamed result frees its helper and the connection runs the next query', async (t) => {
