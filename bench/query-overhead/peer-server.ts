@@ -1,16 +1,18 @@
 /**
  * The peer of the query-overhead benchmark: what a user would write instead of Quarry, a
  * minimal fastify server answering `POST /v1/sql` with the rows of `@duckdb/node-api` as JSON,
- * over the same Parquet file loaded into a table. No auth, no caches, no history, no limits.
- * Prints its port on stdout.
+ * over the same Parquet file loaded into a table (`orders`, or the name given after the file).
+ * No auth, no caches, no history, no limits. Prints its port on stdout. The tpch bench runs it
+ * too, as what any HTTP server in front of DuckDB adds.
  */
 import Fastify from 'fastify';
 import { DuckDBInstance } from '@duckdb/node-api';
 
 const parquet = process.argv[2]!;
+const table = process.argv[3] ?? 'orders';
 const instance = await DuckDBInstance.create(':memory:');
 const setup = await instance.connect();
-await setup.run(`CREATE TABLE orders AS SELECT * FROM read_parquet('${parquet.replace(/'/g, "''")}')`);
+await setup.run(`CREATE TABLE "${table.replace(/"/g, '""')}" AS SELECT * FROM read_parquet('${parquet.replace(/'/g, "''")}')`);
 setup.closeSync();
 // A connection per request in flight, kept for the next one (DuckDB runs one statement per connection at a time).
 const idle: Awaited<ReturnType<typeof instance.connect>>[] = [];

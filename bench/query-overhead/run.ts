@@ -13,13 +13,13 @@
  *    its JS thread's time per query by part of the code.
  * Targets (issue #24): SELECT 1 <= 1 ms median; >= 0.8x the peer's requests/s, p99 <= 1.5x.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { median, repositoryRoot, startServer, type BenchServer } from '../common/server.js';
+import { startChild, stopChild } from '../common/child-server.js';
+import { SqlClient } from '../common/sql-client.js';
 import { requireWrk, runWrk } from '../cache-hit/wrk.js';
 import { profileBreakdown } from './cpu-profile.js';
 import { StageLog, threadCpuMs } from './stages.js';
@@ -72,38 +72,12 @@ async function concurrent(baseUrl: string, sql: string, count: number, clients: 
 
 /** POSTs on one kept-alive socket, `count` times; each request's ms. */
 async function sequential(baseUrl: string, sql: string, count: number): Promise<number[]> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const url = new URL('/v1/sql', baseUrl);
-  const once = () =>
-    new Promise<number>((resolve, reject) => {
-      const started = performance.now();
-      const outgoing = request(url, { method: 'POST', agent, headers: { 'content-type': 'text/plain', accept: 'application/json', 'cache-control': 'no-cache' } }, (response) => {
-        response.resume();
-        response.on('end', () => (response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`HTTP ${response.statusCode}`))));
-      });
-      outgoing.on('error', reject);
-      outgoing.end(sql);
-    });
-  const times: number[] = [];
-  for (let index = 0; index < count; index++) times.push(await once());
-  agent.destroy();
-  return times;
-}
-
-async function startChild(script: string, argument: string): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repositoryRoot, script), argument], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve, reject) => {
-    child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-  return { child, baseUrl: `http://127.0.0.1:${port}` };
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+  const client = new SqlClient(baseUrl);
+  try {
+    return await client.times(sql, count);
+  } finally {
+    client.close();
+  }
 }
 
 async function engineInProcess(): Promise<{ run(sql: string): Promise<number>; cpuPerQuery(sql: string, count: number): Promise<number>; close(): void }> {
