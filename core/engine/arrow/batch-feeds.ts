@@ -46,9 +46,19 @@ export interface BatchFeed<Piece = unknown> {
 
 /** The feed for `result`: the native helper's for a result it can convert, else chunks. */
 export function feedFor(result: DuckDBResult, schema: Schema, types: readonly DuckDBType[], options: BatchSizeOptions, shape: ResultShape | undefined): BatchFeed {
-  const plan = nativePlanFor(types, schema);
+  const plan = planOf(schema, types, shape);
   if (plan !== null) return new NativeFeed(result, schema, plan, options);
   return new ChunkFeed(result, assemblerFor(schema, types, options, shape), shape);
+}
+
+/** The helper's plan of each kept shape (a statement's), so a repeated statement does not work it out again. */
+const plans = new WeakMap<ResultShape, Int32Array | null>();
+
+function planOf(schema: Schema, types: readonly DuckDBType[], shape: ResultShape | undefined): Int32Array | null {
+  if (shape === undefined) return nativePlanFor(types, schema);
+  let plan = plans.get(shape);
+  if (plan === undefined) plans.set(shape, (plan = nativePlanFor(types, schema)));
+  return plan;
 }
 
 type Chunk = NonNullable<Awaited<ReturnType<DuckDBResult['fetchChunk']>>>;
