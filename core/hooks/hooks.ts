@@ -61,7 +61,8 @@ export function createHooks(timing?: TapTiming) {
        * Sync bail, on a door's fast lane, before `query.before`: an answer already encoded
        * under the door's name (e.g. `http:json`), not yet counted as served (its `take()`
        * does that, once `query.before` passed); none sends the query down the whole path.
-       * Taps must not throw for a request they cannot answer.
+       * Taps must not throw for a request they cannot answer. Not asked for a request with
+       * Cache-Control (its directives change what may answer: `lookup` decides).
        */
       peek: new SyncBailHook<[QueryRequest, string], EncodedAnswer | undefined>(['query', 'encoding']),
       /** Waterfall, for results the engine produced: taps may wrap the batch stream to keep a copy. */

@@ -109,10 +109,16 @@ export class HitLane {
     request.once('error', () => response.destroy());
   };
 
-  /** Only a plain-text SQL body of known, small length, while the runtime takes work. */
+  /**
+   * Only a plain-text SQL body of known, small length, while the runtime takes work, and
+   * without Cache-Control: its directives change what may answer (`cache.peek` is not asked,
+   * see hooks.ts), so such a request goes to fastify unread rather than read, admitted and
+   * peeked at for nothing — every `no-cache` query paid that before the route served it.
+   */
   #takes(request: IncomingMessage): boolean {
     if (request.method !== 'POST' || request.url !== HIT_LANE_ROUTE || this.#answerer === undefined || !this.#phase.acceptsWork) return false;
     const headers = request.headers;
+    if (headers['cache-control'] !== undefined) return false;
     const length = Number(headers['content-length']);
     if (!(length > 0 && length <= this.#bodyLimit) || headers['transfer-encoding'] !== undefined || headers.expect !== undefined) return false;
     const contentType = headers['content-type'];
