@@ -53,6 +53,8 @@ static uint64_t (*data_chunk_get_column_count)(duckdb_data_chunk chunk) = NULL;
 static duckdb_vector (*data_chunk_get_vector)(duckdb_data_chunk chunk, uint64_t index) = NULL;
 static void *(*vector_get_data)(duckdb_vector vector) = NULL;
 static uint64_t *(*vector_get_validity)(duckdb_vector vector) = NULL;
+static bool (*result_is_streaming)(duckdb_result result) = NULL;
+static uint64_t (*row_count)(duckdb_result *result) = NULL;
 
 /* The type tag @duckdb/node-bindings puts on its result externals (bindings/src/type_tags.h). */
 static const napi_type_tag RESULT_TYPE_TAG = {0x08F7FE3AE12345E5ULL, 0x8733310DC29372D9ULL};
@@ -78,6 +80,12 @@ typedef struct {
   double *row_sizes;
   int64_t row_sizes_capacity;
   bool cut_by_bytes;
+  /*
+   * A materialised result's rows, or -1 for a streamed one: once that many were fetched the
+   * result has ended, without a last fetch (which allocates a whole empty chunk) to learn it.
+   */
+  int64_t expected_rows;
+  int64_t fetched_rows;
   /* The result answered its last chunk (or failed: the JS side asks it which). */
   bool ended;
   bool busy;
@@ -104,8 +112,10 @@ static napi_value bind_library(napi_env env, napi_callback_info info) {
   data_chunk_get_vector = (duckdb_vector(*)(duckdb_data_chunk, uint64_t))dlsym(library, "duckdb_data_chunk_get_vector");
   vector_get_data = (void *(*)(duckdb_vector))dlsym(library, "duckdb_vector_get_data");
   vector_get_validity = (uint64_t * (*)(duckdb_vector)) dlsym(library, "duckdb_vector_get_validity");
+  result_is_streaming = (bool (*)(duckdb_result))dlsym(library, "duckdb_result_is_streaming");
+  row_count = (uint64_t(*)(duckdb_result *))dlsym(library, "duckdb_row_count");
   if (fetch_chunk == NULL || destroy_data_chunk == NULL || data_chunk_get_size == NULL || data_chunk_get_column_count == NULL ||
-      data_chunk_get_vector == NULL || vector_get_data == NULL || vector_get_validity == NULL) {
+      data_chunk_get_vector == NULL || vector_get_data == NULL || vector_get_validity == NULL || result_is_streaming == NULL || row_count == NULL) {
     napi_throw_error(env, "QUARRY_NATIVE", "libduckdb lacks a data chunk function the batch helper needs");
     return NULL;
   }
@@ -233,6 +243,8 @@ static void fill_batch(napi_env env, void *data) {
       f->chunk_rows = (int64_t)size;
       f->chunk_offset = 0;
       f->chunks++;
+      f->fetched_rows += (int64_t)size;
+      if (f->expected_rows >= 0 && f->fetched_rows >= f->expected_rows) f->ended = true;
       if ((int)data_chunk_get_column_count(chunk) != f->column_count) {
         fail_message(f, "a chunk's column count differs from the result's");
         return;
@@ -509,6 +521,9 @@ static napi_value open_fetcher(napi_env env, napi_callback_info info) {
     columns[i].target_width = plan[3 * i + 2];
   }
   f->result = result;
+  f->expected_rows = result_is_streaming(*result) ? -1 : (int64_t)row_count(result);
+  /* An empty materialised result has ended before any fetch. */
+  f->ended = f->expected_rows == 0;
   f->column_count = column_count;
   f->columns = columns;
   f->target_rows = target_rows;

@@ -171,6 +171,11 @@ test('the helper refuses wrong arguments and a second fetch while one runs, and 
   t.deepEqual([fetchNativeBatchNow(whole)![0], fetchNativeBatchNow(whole)], [100000 - 65536, null]);
   releaseNativeFetcher(whole);
   t.is(fetchNativeBatchNow(whole), null, 'a released fetcher answers the end');
+  // A materialised result's end is known from its row count: the batch holding its last row says so.
+  const exact = openNativeFetcher(await connection.run('SELECT i FROM range(65536) t(i)'), plan, options);
+  t.deepEqual(fetchNativeBatchNow(exact)!.slice(0, 3), [65536, 32, true]);
+  t.is(fetchNativeBatchNow(exact), null);
+  t.is(fetchNativeBatchNow(openNativeFetcher(await connection.run('SELECT i FROM range(10) t(i) WHERE i > 10'), plan, options)), null, 'an empty result has no batch');
   const running = openNativeFetcher(await connection.stream('SELECT i FROM range(100000) t(i)'), plan, options);
   const pending = fetchNativeBatch(running);
   t.throws(() => fetchNativeBatchNow(running), { message: /already running/ });
