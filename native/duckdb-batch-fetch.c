@@ -560,14 +560,20 @@ static fetcher *fetcher_of(napi_env env, napi_callback_info info, const char *us
   return f;
 }
 
-/* next(fetcher): a promise of the next batch ([rows, chunks, ended, ...columns]) or null at the end. */
-static napi_value next_batch(napi_env env, napi_callback_info info) {
-  fetcher *f = fetcher_of(env, info, "next(fetcher) takes a fetcher from open()");
-  if (f == NULL) return NULL;
-  if (f->busy) {
+/* The fetcher of the call's argument, refused (NULL, an exception thrown) while a fetch of it runs. */
+static fetcher *idle_fetcher_of(napi_env env, napi_callback_info info, const char *usage) {
+  fetcher *f = fetcher_of(env, info, usage);
+  if (f != NULL && f->busy) {
     napi_throw_error(env, "QUARRY_NATIVE", "a fetch of this result is already running");
     return NULL;
   }
+  return f;
+}
+
+/* next(fetcher): a promise of the next batch ([rows, chunks, ended, ...columns]) or null at the end. */
+static napi_value next_batch(napi_env env, napi_callback_info info) {
+  fetcher *f = idle_fetcher_of(env, info, "next(fetcher) takes a fetcher from open()");
+  if (f == NULL) return NULL;
   napi_value promise;
   CHECK(env, napi_create_promise(env, &f->deferred, &promise));
   if (f->released || (f->ended && f->chunk == NULL)) {
@@ -594,10 +600,11 @@ static napi_value next_batch(napi_env env, napi_callback_info info) {
  * thread's round trip (waking a worker, then the event loop) would cost more than the copy.
  */
 static napi_value next_batch_now(napi_env env, napi_callback_info info) {
-  fetcher *f = fetcher_of(env, info, "nextNow(fetcher) takes a fetcher from open()");
+  fetcher *f = idle_fetcher_of(env, info, "nextNow(fetcher) takes a fetcher from open()");
   if (f == NULL) return NULL;
-  if (f->busy) {
-    napi_throw_error(env, "QUARRY_NATIVE", "a fetch of this result is already running");
+  if (f->expected_rows < 0) {
+    // A streamed result's fetch runs the query: never on the event loop.
+    napi_throw_error(env, "QUARRY_NATIVE", "nextNow takes a materialised result; a streamed one is read with next()");
     return NULL;
   }
   napi_value answer = NULL;

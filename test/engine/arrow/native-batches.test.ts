@@ -180,6 +180,7 @@ test('the helper refuses wrong arguments and a second fetch while one runs, and 
   const pending = fetchNativeBatch(running);
   t.throws(() => fetchNativeBatchNow(running), { message: /already running/ });
   t.is((await pending)![0], 65536);
+  t.throws(() => fetchNativeBatchNow(running), { message: /materialised result/ }, 'a streamed result is never fetched on the event loop');
   releaseNativeFetcher(running);
 });
 
