@@ -36,7 +36,8 @@ async function withSource(run: (source: ClusterSource) => Promise<void>): Promis
     const refuse = () => {
       throw new Error('planning legs must not contact an executor');
     };
-    await run(new ClusterSource(dataset, state, async () => [], createLogger({ sink: () => undefined }), refuse));
+    const connector = { flightSql: refuse, doGet: refuse };
+    await run(new ClusterSource(dataset, state, async () => [], createLogger({ sink: () => undefined }), connector));
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }

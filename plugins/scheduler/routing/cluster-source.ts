@@ -6,6 +6,7 @@ import type { Logger } from '../../../core/log.js';
 import { QuarryError } from '../../../core/errors/quarry-error.js';
 import type { FlightSqlClient } from '../../../core/flight/client/flight-sql-client.js';
 import type { FlightStream } from '../../../core/flight/client/flight-client.js';
+import type { Http2DoGetClient } from '../../../core/flight/client/http2-doget.js';
 import { packAny } from '../../../core/flight/flight-any.js';
 import { CommandStatementQuerySchema } from '../../../core/flight/generated/arrow/flight/protocol/sql/flight_sql_pb.js';
 import type { PartitionedDataset } from '../cluster-config.js';
@@ -63,6 +64,7 @@ export class ClusterSource implements FetchSource {
   readonly #state: ClusterState;
   readonly #bucketsOf: BucketsOf;
   readonly #clients = new Map<string, FlightSqlClient>();
+  readonly #legClients = new Map<string, Http2DoGetClient>();
   #view: ClusterView | undefined;
   #columns: string[] = [];
 
@@ -211,7 +213,7 @@ export class ClusterSource implements FetchSource {
       // The executor checks it holds these partitions before it answers (a share that just moved is refused, never empty).
       const ask = (exact: boolean) => {
         const headers = { [PARTITIONS_HEADER]: JSON.stringify({ dataset: this.#dataset.name, partitions: leg.partitions.map(partitionId), ...(exact ? { exact: true } : {}) }) };
-        return this.#client(leg.address).flight.doGet(packAny(CommandStatementQuerySchema, { query: sql(exact ? 'TRUE' : leg.predicate) }), { signal, headers });
+        return this.#legClient(leg.address).doGet(packAny(CommandStatementQuerySchema, { query: sql(exact ? 'TRUE' : leg.predicate) }), { signal, headers });
       };
       try {
         if (!leg.everything) return await ask(false);
@@ -232,15 +234,27 @@ export class ClusterSource implements FetchSource {
   }
 
   async close(): Promise<void> {
-    for (const client of this.#clients.values()) client.close();
+    for (const client of [...this.#clients.values(), ...this.#legClients.values()]) client.close();
     this.#clients.clear();
+    this.#legClients.clear();
   }
 
+  /** For the dataset's schema (once): Flight SQL's GetFlightInfo. */
   #client(address: string): FlightSqlClient {
     let client = this.#clients.get(address);
     if (!client) {
-      client = this.#connect(address);
+      client = this.#connect.flightSql(address);
       this.#clients.set(address, client);
+    }
+    return client;
+  }
+
+  /** For scan legs: DoGet alone, over a lighter HTTP/2 client than grpc-js (http2-doget.ts). */
+  #legClient(address: string): Http2DoGetClient {
+    let client = this.#legClients.get(address);
+    if (!client) {
+      client = this.#connect.doGet(address);
+      this.#legClients.set(address, client);
     }
     return client;
   }

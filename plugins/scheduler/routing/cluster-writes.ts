@@ -115,7 +115,7 @@ export class ClusterWriteTarget implements DatasetWriteTarget {
   #client(address: string): FlightSqlClient {
     let client = this.#clients.get(address);
     if (!client) {
-      client = this.#options.connect(address);
+      client = this.#options.connect.flightSql(address);
       this.#clients.set(address, client);
     }
     return client;
