@@ -14,7 +14,10 @@
  * 3. The same with one executor left (it owns every partition): the routing overhead alone,
  *    without three executors sharing the machine's cores.
  *
- * quarryd runs as shipped (see quarrydEntry). Sizes: CLUSTER_ROWS (default 400k) rows, RUNS (default 11; the nodes take turns run by run).
+ * quarryd runs as shipped (see quarrydEntry). Sizes: CLUSTER_ROWS (default 400k) rows, RUNS (default 21; the
+ * nodes take turns run by run, in reversed order every other run), each query first run
+ * CLUSTER_WARMUP (default 100) times on every node; timed runs use node:http on a kept-alive
+ * connection (bench/common/sql-client.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,14 +26,18 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { median, quarrydEntry, repositoryRoot } from '../common/server.js';
+import { SqlClient } from '../common/sql-client.js';
 
 const ROWS = Number(process.env['CLUSTER_ROWS'] ?? 400_000);
-const RUNS = Number(process.env['RUNS'] ?? 11);
+const RUNS = Number(process.env['RUNS'] ?? 21);
+/** Timed runs go through node:http on a kept-alive connection after this many runs of the query on each node (see sql-client.ts and the tpch bench). */
+const WARMUP = Number(process.env['CLUSTER_WARMUP'] ?? 100);
 
 interface Node {
   readonly child: ChildProcess;
   output(): string;
   baseUrl: string;
+  client?: SqlClient;
 }
 
 function start(args: string[], waitForHttp: boolean): Promise<Node> {
@@ -76,15 +83,21 @@ async function rowsHeld(node: Node): Promise<number> {
   return Number((JSON.parse(await query(node, 'SELECT count(*) AS n FROM events')) as Array<{ n: number }>)[0]!.n);
 }
 
-/** Median time of `sql` on each node, the nodes taking turns run by run (drift on this shared machine hits them alike). */
+/**
+ * Median time of `sql` on each node, the nodes taking turns run by run (drift on this shared
+ * machine hits them alike), after WARMUP runs on each: a process's first runs of a query
+ * (its code not yet optimised, connections not yet open) are not what a running cluster pays.
+ */
 async function timed(nodes: readonly Node[], sql: string): Promise<number[]> {
   const times = nodes.map(() => [] as number[]);
-  for (const node of nodes) await query(node, sql); // warm
+  for (const node of nodes) {
+    node.client ??= new SqlClient(node.baseUrl);
+    for (let run = 0; run < WARMUP; run++) await node.client.time(sql);
+  }
   for (let run = 0; run < RUNS; run++) {
-    for (const [index, node] of nodes.entries()) {
-      const started = performance.now();
-      await query(node, sql);
-      times[index]!.push(performance.now() - started);
+    for (const [index, node] of (run % 2 === 0 ? nodes : [...nodes].reverse()).entries()) {
+      const turn = run % 2 === 0 ? index : nodes.length - 1 - index;
+      times[turn]!.push(await node.client!.time(sql));
     }
   }
   return times.map(median);
@@ -191,6 +204,7 @@ try {
   await measure(1, nodes[2]);
 } finally {
   for (const node of nodes) {
+    node.client?.close();
     node.child.kill('SIGTERM');
     await new Promise((resolve) => (node.child.exitCode !== null || node.child.signalCode !== null ? resolve(undefined) : node.child.once('exit', resolve)));
   }
