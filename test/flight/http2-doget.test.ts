@@ -62,7 +62,7 @@ test('answers as the grpc-js client does: every row and type, a multi-megabyte r
       // The connection is still good after an error.
       t.is((await collect(await lean.doGet(statement('SELECT 42 AS answer')))).getChild('answer')!.get(0), 42);
     } finally {
-      lean.close();
+      await lean.close();
     }
   });
 });
@@ -88,14 +88,27 @@ test('cancelling or abandoning a call stops the server\'s query; an unreachable 
       const before = new AbortController();
       before.abort();
       t.is((await grpcError(lean.doGet(statement('SELECT 1'), { signal: before.signal }))).code, status.CANCELLED);
+
     } finally {
-      lean.close();
+      await lean.close();
     }
+    // A call the server has ended whose rows nobody read, then dropped: it must not hold the
+    // connection open (an executor's listener waits for its sessions when it shuts down). This
+    // client's close() never gives up waiting, so it returns only if nothing holds it.
+    const patient = new Http2DoGetClient({ address: runtime.flightEndpoint, closeWaitMs: 24 * 3600_000 });
+    // Several batches: the server sends them all (they fit the flow-control window) and ends
+    // the call while they wait, unread, behind the schema.
+    const unread = await patient.doGet(statement('SELECT i FROM range(300000) t(i)'));
+    t.true(await until(() => runtime.pipeline.activeCount === 0, 10_000), 'the server ended the call');
+    unread.cancel();
+    await patient.close();
+    t.pass('the connection closed');
+
     const nowhere = new Http2DoGetClient({ address: '127.0.0.1:1' });
     const failure = await grpcError(nowhere.doGet(statement('SELECT 1')));
     t.is(failure.code, status.UNAVAILABLE);
     t.regex(failure.details, /ECONNREFUSED/);
-    nowhere.close();
+    await nowhere.close();
   });
 });
 
@@ -144,7 +157,7 @@ test('reads Arrow C++\'s Flight server (pyarrow): large batches, a trailers-only
       t.is(failure.code, status.INTERNAL);
       t.regex(failure.details, /broke after the first batch/);
     } finally {
-      lean.close();
+      await lean.close();
     }
   });
 });

@@ -17,6 +17,8 @@ export interface Http2DoGetClientOptions {
   readonly tls?: { readonly ca: Buffer; readonly cert: Buffer; readonly key: Buffer } | undefined;
   /** HTTP/2 flow-control window of the connection and of each stream (default 16 MiB, as FlightClient's). */
   readonly flowControlWindowBytes?: number;
+  /** How long `close()` lets calls still open finish before it drops the connection (default 2 s). */
+  readonly closeWaitMs?: number;
 }
 
 /**
@@ -72,10 +74,22 @@ export class Http2DoGetClient {
     };
   }
 
-  close(): void {
+  /**
+   * Closes the connection once its calls have ended (at most `closeWaitMs`: a stream nobody
+   * reads or cancels would hold it open); resolves when it is closed.
+   */
+  close(): Promise<void> {
     this.#closed = true;
-    this.#session?.close();
+    const session = this.#session;
     this.#session = undefined;
+    if (session === undefined || session.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const force = setTimeout(() => session.destroy(), this.#options.closeWaitMs ?? 2_000);
+      session.close(() => {
+        clearTimeout(force);
+        resolve();
+      });
+    });
   }
 
   #connect(): http2.ClientHttp2Session {
@@ -144,6 +158,10 @@ class CallOutcome {
   cancel(): void {
     this.#cancelled = true;
     if (!this.#call.closed) this.#call.close(http2.constants.NGHTTP2_CANCEL);
+    // A call the server has already ended can still hold data nobody read (a leg dropped after
+    // its schema, a LIMIT met early): until it is destroyed, its HTTP/2 session cannot close,
+    // and the executor's listener waits for that session when it shuts down.
+    if (!this.#call.destroyed) this.#call.destroy();
   }
 
   responseMetadata(): grpc.Metadata {

@@ -234,7 +234,8 @@ export class ClusterSource implements FetchSource {
   }
 
   async close(): Promise<void> {
-    for (const client of [...this.#clients.values(), ...this.#legClients.values()]) client.close();
+    for (const client of this.#clients.values()) client.close();
+    await Promise.all([...this.#legClients.values()].map((client) => client.close()));
     this.#clients.clear();
     this.#legClients.clear();
   }
