@@ -90,7 +90,13 @@ export async function startNodeServer(options: { address: string; tls: NodeTlsMa
   return {
     endpoint: formatAddress(host, boundPort),
     close: () => new Promise<void>((resolve) => {
-      const force = setTimeout(() => server.forceShutdown(), 2_000);
+      // After the grace period the sessions are destroyed and the close is done: grpc-js calls
+      // tryShutdown's callback only once every connection has ended, which a peer keeping its
+      // side of one open (an unread stream on it) would postpone for ever.
+      const force = setTimeout(() => {
+        server.forceShutdown();
+        resolve();
+      }, 2_000);
       server.tryShutdown(() => {
         clearTimeout(force);
         resolve();
