@@ -20,7 +20,7 @@
  * connection (bench/common/sql-client.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -36,24 +36,38 @@ const WARMUP = Number(process.env['CLUSTER_WARMUP'] ?? 100);
 interface Node {
   readonly child: ChildProcess;
   output(): string;
-  baseUrl: string;
+  readonly baseUrl: string;
   client?: SqlClient;
 }
 
-function start(args: string[], waitForHttp: boolean): Promise<Node> {
-  const child = spawn(process.execPath, [...quarrydEntry(), ...args, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], { cwd: repositoryRoot, stdio: ['ignore', 'ignore', 'pipe'] });
-  let output = '';
-  const node: Node = { child, output: () => output, baseUrl: '' };
-  return new Promise((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const http = /HTTP listening endpoint=(http:\/\/[\d.:]+)/.exec(output);
-      if (http) node.baseUrl = http[1]!;
-      if (!waitForHttp && /node listening/.test(output)) resolve(node);
-      if (waitForHttp && http) resolve(node);
-    });
-    child.once('exit', (code) => reject(new Error(`quarryd exited with ${code}:\n${output}`)));
-  });
+/**
+ * Starts quarryd with its log going to a file, not to a pipe into this process: the bench is
+ * also the client, and reading the scheduler's `-v` lines (three per routed query) on the
+ * client's event loop would add their handling to every timed cluster request.
+ */
+async function start(args: string[], waitForHttp: boolean): Promise<Node> {
+  const logFile = path.join(workspace, `node-${nodes.length}-${Date.now()}.log`);
+  const log = openSync(logFile, 'w');
+  const child = spawn(process.execPath, [...quarrydEntry(), ...args, '--http', '127.0.0.1:0', '--flight', '127.0.0.1:0'], { cwd: repositoryRoot, stdio: ['ignore', 'ignore', log] });
+  closeSync(log);
+  const output = () => readFileSync(logFile, 'utf8');
+  let baseUrl = '';
+  const node: Node = {
+    child,
+    output,
+    // A scheduler's HTTP listener starts after its node listener: looked up until it is logged.
+    get baseUrl() {
+      return (baseUrl ||= /HTTP listening endpoint=(http:\/\/[\d.:]+)/.exec(output())?.[1] ?? '');
+    },
+  };
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  for (;;) {
+    const text = output();
+    if (waitForHttp ? node.baseUrl !== '' : /node listening/.test(text)) return node;
+    if (exited !== undefined) throw new Error(`quarryd exited with ${exited}:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
