@@ -48,8 +48,13 @@ export function acceptPreFramedMessages(stream: unknown): boolean {
  * prefix) and marks the frame to be sent as it is.
  */
 export function markPreFramed(frame: Buffer, messageBytes: number): Buffer {
-  frame[0] = 0;
-  frame.writeUInt32BE(messageBytes, 1);
+  writeGrpcPrefix(frame, messageBytes);
   framed.add(frame);
   return frame;
+}
+
+/** Writes gRPC's prefix for an uncompressed message of `messageBytes` at the start of `frame`. */
+export function writeGrpcPrefix(frame: Buffer, messageBytes: number): void {
+  frame[0] = 0;
+  frame.writeUInt32BE(messageBytes, 1);
 }

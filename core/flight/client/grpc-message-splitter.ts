@@ -1,10 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
+import { GRPC_PREFIX_BYTES } from '../pre-framed-messages.js';
 import { GrpcStatusError } from './grpc-status-error.js';
 
 const EMPTY = Buffer.alloc(0);
-
-/** gRPC's message prefix: a compressed flag (one byte) and the message length (four, big-endian). */
-const PREFIX_BYTES = 5;
 
 /**
  * Splits a gRPC response body, as HTTP/2 DATA frames bring it, into its length-prefixed
@@ -22,7 +20,7 @@ export class GrpcMessageSplitter {
 
   /** Bytes received that do not make a whole message yet. */
   get pending(): number {
-    return this.#buffered + (this.#expected === undefined ? 0 : PREFIX_BYTES);
+    return this.#buffered + (this.#expected === undefined ? 0 : GRPC_PREFIX_BYTES);
   }
 
   /** The messages `chunk` completes, in order. */
@@ -34,8 +32,8 @@ export class GrpcMessageSplitter {
     const messages: Buffer[] = [];
     for (;;) {
       if (this.#expected === undefined) {
-        if (this.#buffered < PREFIX_BYTES) break;
-        const prefix = this.#take(PREFIX_BYTES);
+        if (this.#buffered < GRPC_PREFIX_BYTES) break;
+        const prefix = this.#take(GRPC_PREFIX_BYTES);
         // Nothing here asks for compression (no grpc-accept-encoding), so a server must not use it.
         if (prefix[0] !== 0) throw new GrpcStatusError(grpc.status.INTERNAL, `a compressed gRPC message arrived (flag ${prefix[0]}), but none was accepted`);
         this.#expected = prefix.readUInt32BE(1);

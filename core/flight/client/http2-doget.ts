@@ -4,6 +4,7 @@ import http2 from 'node:http2';
 import { decodeFlightData } from '../flight-data.js';
 import { TicketSchema } from '../generated/arrow/flight/protocol/flight_pb.js';
 import { readRecordBatches, type InboundIpcMessage } from '../ipc/flight-message-reader.js';
+import { GRPC_PREFIX_BYTES, writeGrpcPrefix } from '../pre-framed-messages.js';
 import type { DoGetOptions, FlightStream } from './flight-client.js';
 import { GrpcMessageSplitter } from './grpc-message-splitter.js';
 import { GrpcStatusError } from './grpc-status-error.js';
@@ -128,10 +129,9 @@ export class Http2DoGetClient {
 
 /** A gRPC message: the uncompressed flag, its length, then the message. */
 function grpcFrame(message: Uint8Array): Buffer {
-  const frame = Buffer.allocUnsafe(5 + message.byteLength);
-  frame[0] = 0;
-  frame.writeUInt32BE(message.byteLength, 1);
-  frame.set(message, 5);
+  const frame = Buffer.allocUnsafe(GRPC_PREFIX_BYTES + message.byteLength);
+  writeGrpcPrefix(frame, message.byteLength);
+  frame.set(message, GRPC_PREFIX_BYTES);
   return frame;
 }
 
