@@ -50,6 +50,11 @@ const PUSHED: Array<['whole' | 'aggregate' | 'top-k', string]> = [
   ['aggregate', 'SELECT upper(grp) AS g, sum(price) / count(*) AS mean, avg(ratio) * 2 AS doubled FROM metrics WHERE grp IS NOT NULL GROUP BY grp ORDER BY 2 DESC LIMIT 2'],
   ['aggregate', 'SELECT flag, year(ts) AS y, count(n) AS counted FROM metrics GROUP BY flag, year(ts) ORDER BY flag, y'],
   ['aggregate', 'SELECT count(*) FROM metrics'],
+  // Plain groups and count / sum / min / max: merged in JS (arrow-merge.ts), NULL groups, HUGEINT sums beyond 64 bits.
+  ['aggregate', 'SELECT grp, count(*) AS c, count(n), sum(n), sum(price) AS revenue, min(n), max(price), min(grp) AS first_grp, max(ts), min(flag) FROM metrics GROUP BY grp ORDER BY grp DESC NULLS FIRST'],
+  ['aggregate', 'SELECT flag, grp, sum(big) AS total, min(si) AS least FROM metrics GROUP BY flag, grp ORDER BY total DESC, 2 NULLS LAST, flag LIMIT 4 OFFSET 1'],
+  ['aggregate', 'SELECT sum(n) AS s, min(grp) AS g, max(id) AS m, count(*) AS c FROM metrics WHERE n > 100000'],
+  ['aggregate', 'SELECT max(id), grp FROM metrics GROUP BY grp ORDER BY 1 LIMIT 2'],
   // count(DISTINCT x): the legs send each distinct x once per group; NULL x not counted; no rows → 0.
   ['aggregate', 'SELECT grp, count(DISTINCT n) AS distinct_n, count(*) AS c, count(n) AS counted, sum(price) AS revenue, avg(n) AS mean FROM metrics GROUP BY grp ORDER BY grp NULLS FIRST'],
   ['aggregate', 'SELECT count(DISTINCT grp) AS groups, count(*) AS c, sum(n) AS total, min(ts) AS first FROM metrics'],
@@ -58,9 +63,25 @@ const PUSHED: Array<['whole' | 'aggregate' | 'top-k', string]> = [
   ['top-k', 'SELECT id, price FROM metrics WHERE n IS NOT NULL ORDER BY price DESC NULLS LAST, id LIMIT 7 OFFSET 2'],
   ['top-k', 'SELECT id * 2 AS doubled, grp FROM metrics ORDER BY doubled DESC LIMIT 5'],
   ['top-k', "SELECT * FROM metrics WHERE grp = 'x' ORDER BY ts, id LIMIT 3"],
+  ['top-k', 'SELECT grp, id FROM metrics ORDER BY grp DESC NULLS FIRST, id DESC LIMIT 4'],
+  ['top-k', 'SELECT grp AS g, n, metrics.price FROM metrics ORDER BY 2 NULLS FIRST, g, id LIMIT 6 OFFSET 1'],
   ['whole', 'SELECT * FROM metrics WHERE id = 42'],
   ['whole', 'SELECT grp, count(DISTINCT n) AS distinct_n, median(price) AS middle FROM metrics WHERE id = 1234 GROUP BY grp'],
 ];
+
+/**
+ * Splits the scheduler merges in JS, not with its engine: aggregates without avg, HAVING or
+ * expressions over aggregates (and with a row to merge: a count(DISTINCT) over no rows is the
+ * engine's); top-k over plain columns.
+ */
+const MERGED_IN_JS = new Set([
+  'SELECT flag, year(ts) AS y, count(n) AS counted FROM metrics GROUP BY flag, year(ts) ORDER BY flag, y',
+  'SELECT count(*) FROM metrics',
+  ...PUSHED.slice(6, 10).map(([, text]) => text),
+  'SELECT count(DISTINCT grp) AS groups, count(*) AS c, sum(n) AS total, min(ts) AS first FROM metrics',
+  // Top-k over plain columns: the first rows of the legs' rows, sorted in JS.
+  ...PUSHED.filter(([mode, text]) => mode === 'top-k' && !text.includes('id * 2')).map(([, text]) => text),
+]);
 
 /** Not pushed (not provably safe to split): the scheduler's engine runs them over the fetched rows. */
 const FALLBACK = [
@@ -75,13 +96,16 @@ async function sql(daemon: Daemon, text: string): Promise<{ status: number; body
 }
 
 /** The query's scan on the scheduler, as it logged it: the executors asked and how the query was pushed. */
-async function scanOf(scheduler: Daemon, run: () => Promise<unknown>): Promise<{ line: string; pushdown: string | undefined; legs: number[] }> {
+async function scanOf(scheduler: Daemon, run: () => Promise<unknown>): Promise<{ line: string; pushdown: string | undefined; legs: number[]; mergedBy: string | undefined; declined?: string }> {
   const before = scheduler.output().length;
   await run();
   const line = (await waitFor(async () => /cluster scan dataset=metrics [^\n]*/.exec(scheduler.output().slice(before)), (match) => match !== null, 'the scan was logged'))![0];
+  // A pushed-down answer logs which merge ran once it was read.
+  const done = /pushdown=none/.test(line) || !/pushdown=/.test(line) ? null : await waitFor(async () => /cluster pushdown done dataset=metrics [^\n]*merged_by=(\S+)/.exec(scheduler.output().slice(before)), (match) => match !== null, 'the pushdown was logged');
   await new Promise((resolve) => setTimeout(resolve, 50));
   const legs = [...scheduler.output().slice(before).matchAll(/cluster leg dataset=metrics executor=\S+ rows=(\d+)/g)].map((match) => Number(match[1]));
-  return { line, pushdown: /pushdown=(\S+)/.exec(line)?.[1], legs };
+  const declined = /cluster merge by the engine [^\n]*/.exec(scheduler.output().slice(before))?.[0];
+  return { line, pushdown: /pushdown=(\S+)/.exec(line)?.[1], legs, mergedBy: done?.[1], ...(declined ? { declined } : {}) };
 }
 
 function schemaText(table: { schema: { fields: Array<{ name: string; type: unknown; nullable: boolean }> } }): string[] {
@@ -127,6 +151,7 @@ test.serial('a scheduler pushes aggregates, top-k and single-executor queries in
       t.is(answer!.status, 200, `${text}: ${answer!.body}`);
       t.is(answer!.body, expected.body, text);
       t.is(scan.pushdown, mode, `${text}: ${scan.line}`);
+      if (mode !== 'whole') t.is(scan.mergedBy, MERGED_IN_JS.has(text) ? 'arrow' : 'engine', `the merge of ${text}: ${scan.declined ?? ''}`);
       // Column names and Arrow types, over Flight SQL.
       const [mine, theirs] = await Promise.all([schedulerFlight.query(text), singleFlight.query(text)]);
       t.deepEqual(schemaText(mine.table), schemaText(theirs.table), `types of ${text}`);
@@ -140,7 +165,7 @@ test.serial('a scheduler pushes aggregates, top-k and single-executor queries in
     // ... and the executors ran partial aggregates (their own task history says so).
     for (const executor of executors) {
       const history = await waitFor(
-        async () => JSON.parse((await sql(executor, "SELECT input, captured_output FROM runtime.task_history WHERE input LIKE '%sum(n) AS quarry_a0%'")).body) as Array<{ input: string; captured_output: string }>,
+        async () => JSON.parse((await sql(executor, "SELECT input, captured_output FROM runtime.task_history WHERE input LIKE 'SELECT grp AS quarry_g0, sum(n) AS quarry_a0 FROM%'")).body) as Array<{ input: string; captured_output: string }>,
         (rows) => rows.length > 0,
         'the leg is in the executor\'s task history',
         10_000,

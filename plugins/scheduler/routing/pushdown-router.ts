@@ -8,6 +8,9 @@ import type { Counter } from '../../../core/metrics/registry.js';
 import type { QueryRequest, QueryResult } from '../../../core/pipeline/types.js';
 import { quoteIdentifier, quoteLiteral } from '../../../core/engine/sql-text.js';
 import '../errors.js';
+import { mergePartials, type AggregateMergePlan } from './arrow-merge.js';
+import { arrowMergePlan, topKMergePlan, type OrderSettings } from './arrow-merge-plan.js';
+import { mergeTopK, type TopKMergePlan } from './arrow-top-k.js';
 import type { ClusterLeg, ClusterSource } from './cluster-source.js';
 import { queryShape, type QueryShape } from './query-shape.js';
 import {
@@ -40,7 +43,12 @@ interface Split {
   readonly leg: string;
   /** The scheduler's query over the legs' answers (table `quarry_partials`); none for a union. */
   readonly merge: string | undefined;
+  /** The same merge in JS (arrow-merge.ts, arrow-top-k.ts), for plain aggregates and top-k: no engine call. */
+  readonly arrow?: AggregateMergePlan | TopKMergePlan;
 }
+
+/** Partial rows beyond this go to the engine's merge (its hash aggregate beats a JS Map on many groups). */
+const ARROW_MERGE_MAX_ROWS = 10_000;
 
 /**
  * Types whose Arrow round trip (executor → scheduler temp table) keeps the DuckDB type, so
@@ -72,6 +80,7 @@ export class PushdownRouter {
   readonly #pushed: Counter;
   readonly #plans = new LRUCache<string, Plan | false>({ max: 4096 });
   #aggregateFunctions: Promise<Set<string>> | undefined;
+  #orderSettings: Promise<OrderSettings> | undefined;
 
   constructor(options: { engine: () => EngineApi; sources: ReadonlyMap<string, ClusterSource>; log: Logger; pushed: Counter }) {
     this.#engine = options.engine;
@@ -98,13 +107,15 @@ export class PushdownRouter {
     const streams = await source.openLegs(legs.map((leg) => ({ leg, sql: (predicate: string) => legSql(split?.leg ?? plan.whole, predicate) })), request.signal);
     this.#pushed.add(1, { mode });
     // When the last leg was read and when the answer was: the executors' part and the scheduler's.
-    const timing = { dataset: plan.shape.dataset, pushdown: mode, executors: legs.length, legsDone: 0 };
+    const timing: Timing = { dataset: plan.shape.dataset, pushdown: mode, executors: legs.length, legsDone: 0, mergedBy: 'none' };
     const batches = this.#concatenated(plan.shape.dataset, legs, streams, mode, () => (timing.legsDone = performance.now()));
     if (split?.merge === undefined) {
       return { schema: commonSchema(plan.shape.dataset, legs, streams), batches: this.#timed(batches, started, timing), cacheStatus: 'BYPASS', headers: {} };
     }
     try {
-      const merged = await this.#engine().queryOver(split.merge, [{ name: PARTIALS_TABLE, schema: commonSchema(plan.shape.dataset, legs, streams), batches }], request.signal);
+      const schema = commonSchema(plan.shape.dataset, legs, streams);
+      const merged = await this.#merged(split, schema, batches, request.signal);
+      timing.mergedBy = merged.by;
       return { schema: merged.schema, batches: this.#timed(merged.batches, started, timing), cacheStatus: 'BYPASS', headers: {} };
     } catch (error) {
       for (const stream of streams) stream.cancel();
@@ -112,8 +123,39 @@ export class PushdownRouter {
     }
   }
 
+  /**
+   * The legs' partials merged: in JS when the split has an Arrow plan and the partials are few
+   * (read here, before answering), else by the engine, over the same batches either way.
+   */
+  async #merged(split: Split, schema: Schema, batches: AsyncIterable<RecordBatch>, signal: AbortSignal): Promise<{ schema: Schema; batches: AsyncIterable<RecordBatch>; by: Timing['mergedBy'] }> {
+    const iterator = batches[Symbol.asyncIterator]();
+    const read: RecordBatch[] = [];
+    if (split.arrow) {
+      let rows = 0;
+      for (let next = await iterator.next(); ; next = await iterator.next()) {
+        if (next.done) {
+          const answer = split.arrow.kind === 'top-k' ? mergeTopK(split.arrow, schema, read) : mergePartials(split.arrow, schema, read);
+          if (answer) return { schema: answer.schema, batches: once(answer), by: 'arrow' };
+          this.#log.debug('cluster merge by the engine', { reason: 'a sum beyond 38 digits, or an Arrow layout the JS merge does not read' });
+          break;
+        }
+        read.push(next.value);
+        rows += next.value.numRows;
+        if (rows > ARROW_MERGE_MAX_ROWS) break;
+      }
+    }
+    const rest: AsyncIterable<RecordBatch> = {
+      async *[Symbol.asyncIterator]() {
+        yield* read;
+        for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+      },
+    };
+    const merged = await this.#engine().queryOver(split.merge!, [{ name: PARTIALS_TABLE, schema, batches: rest }], signal);
+    return { ...merged, by: 'engine' };
+  }
+
   /** Logs, once the answer was read, how long the executors' legs and the scheduler's merge took. */
-  #timed(batches: AsyncIterable<RecordBatch>, started: number, timing: { dataset: string; pushdown: PushdownMode; executors: number; legsDone: number }): AsyncIterable<RecordBatch> {
+  #timed(batches: AsyncIterable<RecordBatch>, started: number, timing: Timing): AsyncIterable<RecordBatch> {
     const log = this.#log;
     return {
       async *[Symbol.asyncIterator]() {
@@ -124,7 +166,7 @@ export class PushdownRouter {
         }
         const finished = performance.now();
         const legsDone = timing.legsDone || finished;
-        log.debug('cluster pushdown done', { dataset: timing.dataset, pushdown: timing.pushdown, executors: timing.executors, rows, legs_ms: (legsDone - started).toFixed(2), merge_ms: (finished - legsDone).toFixed(2) });
+        log.debug('cluster pushdown done', { dataset: timing.dataset, pushdown: timing.pushdown, executors: timing.executors, rows, legs_ms: (legsDone - started).toFixed(2), merge_ms: (finished - legsDone).toFixed(2), merged_by: timing.mergedBy });
       },
     };
   }
@@ -200,9 +242,11 @@ export class PushdownRouter {
       if (!plan) return undefined;
       if (plan.kind === 'union') return { mode: 'union', leg: (await this.#render([wholeLegStatement(shape)]))[0]!, merge: undefined };
       if (plan.kind === 'top-k') {
-        const [leg, merge] = await this.#render([topKLegStatement(shape, plan), topKMergeStatement(shape)]);
-        if (!(await this.#legTypes(leg!)).every((column) => EXACT_ROUND_TRIP.test(column.type))) return undefined;
-        return { mode: 'top-k', leg: leg!, merge: merge! };
+        const [leg, merge, original] = await this.#render([topKLegStatement(shape, plan), topKMergeStatement(shape), shape.statement.node]);
+        const legTypes = await this.#legTypes(leg!);
+        if (!legTypes.every((column) => EXACT_ROUND_TRIP.test(column.type))) return undefined;
+        const arrow = topKMergePlan({ node: shape.statement.node, plan, legTypes, described: await this.#describe(original!), settings: await this.#settings() });
+        return { mode: 'top-k', leg: leg!, merge: merge!, ...this.#inJs(arrow) };
       }
       const averageArguments = averageArgumentsStatement(shape, plan);
       const finishes: AverageFinish[] = [];
@@ -216,16 +260,25 @@ export class PushdownRouter {
       }
       const { outputs, rest } = aggregateMergeStatements(shape, plan, finishes);
       const [leg, original, restText, ...outputTexts] = await this.#render([aggregateLegStatement(shape, plan), shape.statement.node, rest, ...outputs]);
-      if (!(await this.#legTypes(leg!)).every((column) => MERGEABLE.test(column.type))) return undefined;
+      const legTypes = await this.#legTypes(leg!);
+      if (!legTypes.every((column) => MERGEABLE.test(column.type))) return undefined;
       // The single node's answer: its column names and types, which the merge reproduces.
       const described = await this.#describe(original!);
       if (described.length !== outputTexts.length || !restText!.startsWith('SELECT 1 ') || outputTexts.some((text) => !text!.startsWith('SELECT '))) return undefined;
       const items = outputTexts.map((text, index) => `CAST(${text!.slice('SELECT '.length)} AS ${described[index]!.type}) AS ${quoteIdentifier(described[index]!.name)}`);
-      return { mode: 'aggregate', leg: leg!, merge: `SELECT ${items.join(', ')}${restText!.slice('SELECT 1'.length)}` };
+      const arrow = arrowMergePlan({ node: shape.statement.node, plan, legTypes, described, settings: await this.#settings() });
+      return { mode: 'aggregate', leg: leg!, merge: `SELECT ${items.join(', ')}${restText!.slice('SELECT 1'.length)}`, ...this.#inJs(arrow) };
     } catch (error) {
       this.#log.debug('cluster pushdown not split', { reason: (error as Error).message });
       return undefined;
     }
+  }
+
+  /** A split's JS merge, or (logged) why the engine merges it. */
+  #inJs(arrow: AggregateMergePlan | TopKMergePlan | { declined: string }): { arrow?: AggregateMergePlan | TopKMergePlan } {
+    if (!('declined' in arrow)) return { arrow };
+    this.#log.debug('cluster merge by the engine', { reason: arrow.declined });
+    return {};
   }
 
   /** Column types of a leg's answer (its partition predicate left out). */
@@ -245,6 +298,18 @@ export class PushdownRouter {
     return nodes.map((_, index) => String(row![`s${index}`]));
   }
 
+  /** The engine's ORDER BY defaults and collation, read once (read-only callers cannot SET them). */
+  #settings(): Promise<OrderSettings> {
+    return (this.#orderSettings ??= this.#internal("SELECT current_setting('default_order') AS o, current_setting('default_null_order') AS n, current_setting('default_collation') AS c").then(
+      // default_order reads back as set: ASC / ASCENDING / DESC / DESCENDING.
+      ([row]) => ({ order: String(row?.['o']).toUpperCase().replace(/^(ASC|DESC)$/, '$1ENDING'), nullOrder: String(row?.['n']).toUpperCase(), collation: String(row?.['c'] ?? '') }),
+      (error: unknown) => {
+        this.#orderSettings = undefined; // asked again next time
+        throw error;
+      },
+    ));
+  }
+
   async #aggregateNames(): Promise<Set<string>> {
     const rows = await this.#internal("SELECT DISTINCT lower(function_name) AS name FROM duckdb_functions() WHERE function_type = 'aggregate'");
     return new Set(rows.map((row) => String(row['name'])));
@@ -254,6 +319,19 @@ export class PushdownRouter {
   #internal(sql: string): Promise<Array<Record<string, unknown>>> {
     return this.#engine().runInternal(sql, [], { readLive: false });
   }
+}
+
+/** When the executors' legs were read and which merge ran: logged once the answer was read. */
+interface Timing {
+  readonly dataset: string;
+  readonly pushdown: PushdownMode;
+  readonly executors: number;
+  legsDone: number;
+  mergedBy: 'none' | 'arrow' | 'engine';
+}
+
+async function* once(batch: RecordBatch): AsyncIterable<RecordBatch> {
+  yield batch;
 }
 
 /** The legs' common schema; executors answering one statement with different columns is an error, never a mixed result. */
