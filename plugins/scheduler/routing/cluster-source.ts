@@ -65,6 +65,8 @@ export class ClusterSource implements FetchSource {
   readonly #bucketsOf: BucketsOf;
   readonly #clients = new Map<string, FlightSqlClient>();
   readonly #legClients = new Map<string, Http2DoGetClient>();
+  /** Leg tickets by statement text: a repeated query sends the bytes encoded the first time (~50 µs of protobuf each). */
+  readonly #tickets = new LRUCache<string, Uint8Array>({ max: 1_000 });
   #view: ClusterView | undefined;
   #columns: string[] = [];
 
@@ -213,7 +215,7 @@ export class ClusterSource implements FetchSource {
       // The executor checks it holds these partitions before it answers (a share that just moved is refused, never empty).
       const ask = (exact: boolean) => {
         const headers = { [PARTITIONS_HEADER]: JSON.stringify({ dataset: this.#dataset.name, partitions: leg.partitions.map(partitionId), ...(exact ? { exact: true } : {}) }) };
-        return this.#legClient(leg.address).doGet(packAny(CommandStatementQuerySchema, { query: sql(exact ? 'TRUE' : leg.predicate) }), { signal, headers });
+        return this.#legClient(leg.address).doGet(this.#ticket(sql(exact ? 'TRUE' : leg.predicate)), { signal, headers });
       };
       try {
         if (!leg.everything) return await ask(false);
@@ -238,6 +240,15 @@ export class ClusterSource implements FetchSource {
     await Promise.all([...this.#legClients.values()].map((client) => client.close()));
     this.#clients.clear();
     this.#legClients.clear();
+  }
+
+  #ticket(query: string): Uint8Array {
+    let ticket = this.#tickets.get(query);
+    if (!ticket) {
+      ticket = packAny(CommandStatementQuerySchema, { query });
+      this.#tickets.set(query, ticket);
+    }
+    return ticket;
   }
 
   /** For the dataset's schema (once): Flight SQL's GetFlightInfo. */
