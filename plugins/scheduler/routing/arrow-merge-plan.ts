@@ -107,6 +107,7 @@ export function topKMergePlan(input: {
   const { node, plan, legTypes, described, settings } = input;
   if (legTypes.length !== plan.columns.length) return { declined: 'the legs\' columns are not the query\'s' };
   const byName = new Map(plan.columns.map((name, index) => [name.toLowerCase(), index]));
+  // query-shape.ts let through only references to the dataset's columns (`amount`, `t.amount`).
   const columnOf = (expression: ExpressionNode) => {
     if (expression.class !== 'COLUMN_REF') return undefined;
     return byName.get(String((expression['column_names'] as string[]).at(-1)).toLowerCase());
