@@ -1,4 +1,5 @@
 import test from 'ava';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +10,8 @@ import { FlightSqlClient } from '../../core/flight/client/flight-sql-client.js';
 import { ownedPartitionCounts } from '../../plugins/scheduler/cluster-document.js';
 import { ClusterState } from '../../plugins/scheduler/cluster-state.js';
 import { flightEndpointOf, startDaemon, type Daemon } from '../helpers/daemon.js';
-import { writeManifestDirectory } from '../helpers/runtime.js';
+import { pythonClientsFor } from '../helpers/python-clients.js';
+import { repositoryRoot, writeManifestDirectory } from '../helpers/runtime.js';
 import { spawnScheduler, stopAll, waitFor } from './cluster-helpers.js';
 
 // Real quarryd processes on loopback: a scheduler pushes queries over one partitioned dataset
@@ -90,6 +92,19 @@ const FALLBACK = [
   'SELECT id, n FROM metrics WHERE n > (SELECT avg(n) FROM metrics) ORDER BY id LIMIT 5',
 ];
 
+/** Runs a Python script with `input` on stdin; asynchronously, so the daemons' logs keep being read meanwhile. */
+function python(args: string[], input: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('python3', args, { cwd: repositoryRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
 async function sql(daemon: Daemon, text: string): Promise<{ status: number; body: string; cache: string | null }> {
   const response = await fetch(`${daemon.baseUrl}/v1/sql`, { method: 'POST', body: text });
   return { status: response.status, body: await response.text(), cache: response.headers.get('results-cache-status') };
@@ -155,6 +170,20 @@ test.serial('a scheduler pushes aggregates, top-k and single-executor queries in
       // Column names and Arrow types, over Flight SQL.
       const [mine, theirs] = await Promise.all([schedulerFlight.query(text), singleFlight.query(text)]);
       t.deepEqual(schemaText(mine.table), schemaText(theirs.table), `types of ${text}`);
+    }
+
+    // The answers merged in JS read by pyarrow (Arrow C++ Flight), not only by our client: the
+    // same tables as one node's, schema with field metadata and values.
+    if (await pythonClientsFor(t)) {
+      const pushedDown = () => scheduler.output().match(/cluster pushdown done dataset=metrics/g)?.length ?? 0;
+      const pushedBefore = pushedDown();
+      const compared = await python(['test/cluster/python/flight_tables_equal.py', await flightEndpointOf(scheduler), await flightEndpointOf(single)], JSON.stringify([...MERGED_IN_JS]));
+      t.is(compared.status, 0, compared.stderr);
+      const outcomes = compared.stdout.trim().split('\n').map((line) => JSON.parse(line) as { query: string; equal: boolean; rows: number; left: string; right: string });
+      t.is(outcomes.length, MERGED_IN_JS.size);
+      for (const outcome of outcomes) t.true(outcome.equal && outcome.rows > 0, `pyarrow: ${outcome.query}: ${outcome.left} / ${outcome.right}`);
+      // Their log lines read before the next scans are counted.
+      await waitFor(async () => pushedDown(), (count) => count >= pushedBefore + MERGED_IN_JS.size, 'the scheduler logged the pyarrow queries');
     }
 
     // The pushdown happened: each executor returned one row per group, not its rows.
