@@ -1,6 +1,7 @@
 import { STAGE } from '../../core/hooks/stages.js';
 import type { QuarryPlugin } from '../../core/plugins/types.js';
-import { captureFirstRows, capturedRows, fromArray } from './output-capture.js';
+import { batchesInMemory } from '../../core/engine/arrow/batches-in-memory.js';
+import { captureFirstRows, capturedRows } from './output-capture.js';
 import { PlanCapture } from './plan-capture.js';
 import { registerTaskHistory, type TaskInput } from './recorder.js';
 import { taskHistorySchema, type TaskHistoryConfig } from './schema.js';
@@ -48,7 +49,7 @@ export function createTaskHistoryPlugin(): QuarryPlugin {
         insert: async ({ shapes, extras, rows }) => {
           const signal = new AbortController().signal;
           for (const [table, batch] of [[STORED_TABLE_REFS.shapes, shapes], [STORED_TABLE_REFS.extras, extras], [STORED_TABLE_REFS.rows, rows]] as const) {
-            if (batch.numRows > 0) await runtime.engine.appendToTable(table, batch.schema, fromArray([batch]), signal, { exactColumns: true });
+            if (batch.numRows > 0) await runtime.engine.appendToTable(table, batch.schema, batchesInMemory([batch]), signal, { exactColumns: true });
           }
         },
         ids,

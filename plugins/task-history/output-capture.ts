@@ -1,4 +1,5 @@
 import type { RecordBatch } from 'apache-arrow';
+import { batchesInMemory } from '../../core/engine/arrow/batches-in-memory.js';
 import { encodeJson } from '../../core/http/encoders/index.js';
 import type { QueryRequest, QueryResult } from '../../core/pipeline/types.js';
 
@@ -59,11 +60,7 @@ export function capturedRows(query: QueryRequest): string | undefined {
 
 async function rowsAsJson(schema: QueryResult['schema'], batches: readonly RecordBatch[]): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of encodeJson({ schema, batches: fromArray(batches) })) chunks.push(chunk);
+  for await (const chunk of encodeJson({ schema, batches: batchesInMemory(batches) })) chunks.push(chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Batches held in memory as the async iterable encoders and the engine take. */
-export async function* fromArray(batches: readonly RecordBatch[]): AsyncGenerator<RecordBatch> {
-  yield* batches;
-}

@@ -132,7 +132,6 @@ export class Http2DoGetClient {
   }
 }
 
-/** A gRPC message: the uncompressed flag, its length, then the message. */
 /**
  * Request bodies by ticket: a caller redeeming the same ticket bytes again (the scheduler's
  * legs of a repeated query, cluster-source.ts) sends the body framed the first time (protobuf
@@ -140,6 +139,7 @@ export class Http2DoGetClient {
  */
 const framedTickets = new WeakMap<Uint8Array, Buffer>();
 
+/** A gRPC message: the uncompressed flag, its length, then the message. */
 function grpcFrame(message: Uint8Array): Buffer {
   const frame = Buffer.allocUnsafe(GRPC_PREFIX_BYTES + message.byteLength);
   writeGrpcPrefix(frame, message.byteLength);

@@ -4,6 +4,7 @@ import type { RecordBatch, Schema } from 'apache-arrow';
 import type { InboundRequest } from '../../pipeline/types.js';
 import type { FlightContext } from '../flight-context.js';
 import { streamResult, type WritableCall } from '../result-streaming.js';
+import { batchesInMemory } from '../../engine/arrow/batches-in-memory.js';
 
 export type DoGetCall = WritableCall & { sendMetadata(metadata: Metadata): void };
 
@@ -47,12 +48,9 @@ export async function streamQuery(context: FlightContext, call: DoGetCall, inbou
 export async function streamBatches(context: FlightContext, call: DoGetCall, signal: AbortSignal, schema: Schema, batches: readonly RecordBatch[]): Promise<void> {
   context.stats.activeStreams += 1;
   try {
-    await streamResult(call, { schema, batches: iterate(batches) }, { maxMessageBytes: context.limits.splitMessageBytes, signal, stats: context.stats });
+    await streamResult(call, { schema, batches: batchesInMemory(batches) }, { maxMessageBytes: context.limits.splitMessageBytes, signal, stats: context.stats });
   } finally {
     context.stats.activeStreams -= 1;
   }
 }
 
-async function* iterate(batches: readonly RecordBatch[]): AsyncGenerator<RecordBatch> {
-  yield* batches;
-}

@@ -1,4 +1,4 @@
-import { makeData, Type, type Data, type DataType } from 'apache-arrow';
+import { Field, makeData, RecordBatch, Schema, Struct, Type, type Data, type DataType } from 'apache-arrow';
 
 /**
  * Single values of the Arrow columns a cluster merge combines in JS (arrow-merge.ts): read,
@@ -153,6 +153,12 @@ export function takeCells(type: DataType, references: readonly CellReference[]):
     values.set((reference.data.values as unknown as { subarray(begin: number, end: number): ArrayLike<unknown> }).subarray(at, at + stride), row * stride);
   });
   return makeData({ type, length, nullCount, nullBitmap, data: values } as never);
+}
+
+/** The merged answer: each column named as the single node names it, typed as the leg column it came from. */
+export function answerBatch(columns: ReadonlyArray<{ name: string; field: Field; data: Data }>, legSchema: Schema, rows: number): RecordBatch {
+  const fields = columns.map(({ name, field }) => new Field(name, field.type, field.nullable, field.metadata));
+  return new RecordBatch(new Schema(fields, legSchema.metadata), makeData({ type: new Struct(fields), length: rows, nullCount: 0, children: columns.map((column) => column.data) }));
 }
 
 /** A 64-bit integer column of `type` from bigint values (null for NULL); undefined when one does not fit. */

@@ -1,7 +1,7 @@
-import { Field, makeData, RecordBatch, Schema, Struct, type Data } from 'apache-arrow';
+import type { Data, Field, RecordBatch, Schema } from 'apache-arrow';
 import { BIGINT } from '../../../core/engine/duckdb-api.js';
 import { arrowFieldFor } from '../../../core/engine/arrow/duckdb-to-arrow-type.js';
-import { cellAt, compareCells, compareKeys, decimalColumn, int64Column, isReadable, takeCells, type Cell, type CellReference, type SortTerm } from './arrow-cells.js';
+import { answerBatch, cellAt, compareCells, compareKeys, decimalColumn, int64Column, isReadable, takeCells, type Cell, type CellReference, type SortTerm } from './arrow-cells.js';
 
 /**
  * The merge of partial aggregates in JS, for the plain case: groups with count / sum / min /
@@ -67,8 +67,7 @@ export function mergePartials(plan: AggregateMergePlan, schema: Schema, batches:
   const ordered = [...groups.values()];
   if (plan.order.length > 0) sortGroups(plan, ordered);
   const kept = ordered.slice(plan.offset, plan.limit === undefined ? undefined : plan.offset + plan.limit);
-  const fields: Field[] = [];
-  const children: Data[] = [];
+  const columns: Array<{ name: string; field: Field; data: Data }> = [];
   for (const output of plan.outputs) {
     const column = columnOf(plan, output);
     // count(DISTINCT) has no leg column: its field is the one a single node gives a BIGINT.
@@ -84,10 +83,9 @@ export function mergePartials(plan: AggregateMergePlan, schema: Schema, batches:
       else data = decimalColumn(field.type, kept.map((group) => group.totals[index]!), SUM_LIMIT);
     }
     if (!data) return undefined;
-    fields.push(new Field(output.name, field.type, field.nullable, field.metadata));
-    children.push(data);
+    columns.push({ name: output.name, field, data });
   }
-  return new RecordBatch(new Schema(fields, schema.metadata), makeData({ type: new Struct(fields), length: kept.length, nullCount: 0, children }));
+  return answerBatch(columns, schema, kept.length);
 }
 
 /** The leg column an output copies its type from; undefined for count(DISTINCT). */

@@ -1,5 +1,5 @@
-import { Field, makeData, RecordBatch, Schema, Struct } from 'apache-arrow';
-import { cellAt, compareKeys, isReadable, takeCells, type Cell, type CellReference, type SortTerm } from './arrow-cells.js';
+import type { RecordBatch, Schema } from 'apache-arrow';
+import { answerBatch, cellAt, compareKeys, isReadable, takeCells, type Cell, type CellReference, type SortTerm } from './arrow-cells.js';
 
 /**
  * The merge of a top-k in JS: each leg answered its first k rows in the query's order; the
@@ -32,10 +32,9 @@ export function mergeTopK(plan: TopKMergePlan, schema: Schema, batches: readonly
   }
   candidates.sort((left, right) => compareKeys(left.keys, right.keys, plan.order));
   const kept = candidates.slice(plan.offset, plan.offset + plan.limit);
-  const fields = plan.outputs.map((output) => {
+  const columns = plan.outputs.map((output) => {
     const field = schema.fields[output.column]!;
-    return new Field(output.name, field.type, field.nullable, field.metadata);
+    return { name: output.name, field, data: takeCells(field.type, kept.map((candidate) => candidate.row[output.column]!)) };
   });
-  const children = plan.outputs.map((output, index) => takeCells(fields[index]!.type, kept.map((candidate) => candidate.row[output.column]!)));
-  return new RecordBatch(new Schema(fields, schema.metadata), makeData({ type: new Struct(fields), length: kept.length, nullCount: 0, children }));
+  return answerBatch(columns, schema, kept.length);
 }

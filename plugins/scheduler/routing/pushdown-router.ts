@@ -7,6 +7,7 @@ import type { Logger } from '../../../core/log.js';
 import type { Counter } from '../../../core/metrics/registry.js';
 import type { QueryRequest, QueryResult } from '../../../core/pipeline/types.js';
 import { quoteIdentifier, quoteLiteral } from '../../../core/engine/sql-text.js';
+import { batchesInMemory } from '../../../core/engine/arrow/batches-in-memory.js';
 import '../errors.js';
 import { mergePartials, type AggregateMergePlan } from './arrow-merge.js';
 import { arrowMergePlan, topKMergePlan, type OrderSettings } from './arrow-merge-plan.js';
@@ -135,7 +136,7 @@ export class PushdownRouter {
       for (let next = await iterator.next(); ; next = await iterator.next()) {
         if (next.done) {
           const answer = split.arrow.kind === 'top-k' ? mergeTopK(split.arrow, schema, read) : mergePartials(split.arrow, schema, read);
-          if (answer) return { schema: answer.schema, batches: once(answer), by: 'arrow' };
+          if (answer) return { schema: answer.schema, batches: batchesInMemory([answer]), by: 'arrow' };
           this.#log.debug('cluster merge by the engine', { reason: 'a sum beyond 38 digits, or an Arrow layout the JS merge does not read' });
           break;
         }
@@ -328,10 +329,6 @@ interface Timing {
   readonly executors: number;
   legsDone: number;
   mergedBy: 'none' | 'arrow' | 'engine';
-}
-
-async function* once(batch: RecordBatch): AsyncIterable<RecordBatch> {
-  yield batch;
 }
 
 /** The legs' common schema; executors answering one statement with different columns is an error, never a mixed result. */
