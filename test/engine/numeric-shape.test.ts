@@ -1,0 +1,67 @@
+import test from 'ava';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { numericShape } from '../../core/engine/numeric-shape.js';
+import { statementSurface } from '../../core/engine/statement-surface.js';
+
+test('numbers become ?, and digits in strings, quoted identifiers, names and comments stay', (t) => {
+  t.is(numericShape('SELECT * FROM orders WHERE order_id = 1234'), 'SELECT * FROM orders WHERE order_id = ?');
+  t.is(
+    numericShape("SELECT 'a1', \"c2\", t1.x, 1.5e3, .5, 1_000, -7 FROM t3 -- 42\n/* 7 */ LIMIT 10"),
+    "SELECT 'a1', \"c2\", t1.x, ?, ?, ?, -? FROM t3 -- 42\n/* 7 */ LIMIT ?",
+  );
+  t.is(numericShape("SELECT 'it''s 5', \"a\"\"1\" FROM t WHERE x IN (1,2,3)"), "SELECT 'it''s 5', \"a\"\"1\" FROM t WHERE x IN (?,?,?)");
+  t.is(numericShape('SELECT CAST(x AS DECIMAL(10, 2)) FROM t'), 'SELECT CAST(x AS DECIMAL(?, ?)) FROM t');
+  t.is(numericShape("SELECT * FROM read_csv('data/2024-01.csv', skip = 1)"), "SELECT * FROM read_csv('data/2024-01.csv', skip = ?)");
+  t.is(numericShape('SELECT 1 -- a comment to the end'), 'SELECT ? -- a comment to the end');
+});
+
+test('text the scanner cannot read without doubt has no shape', (t) => {
+  for (const sql of [
+    'SELECT $1',
+    'SELECT $$5$$',
+    "SELECT E'a\\'1'",
+    "SELECT e'x'",
+    "SELECT U&'d\\0061t'",
+    "SELECT X'01'",
+    "SELECT 'unterminated 5",
+    'SELECT "unterminated 5',
+    'SELECT 1 /* unterminated',
+    'SELECT 1 /* /* nested */ */',
+    'SELECT 0x1F',
+    'SELECT 1abc',
+    "SELECT 1'x'",
+  ]) {
+    t.is(numericShape(sql), undefined, sql);
+  }
+});
+
+test('texts of one shape get the surface their own parse would give', async (t) => {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    const variants: Array<[string, string]> = [
+      ["SELECT * FROM read_csv('data/a1.csv', skip = 1) WHERE x > 5", "SELECT * FROM read_csv('data/a1.csv', skip = 99) WHERE x > 123456"],
+      ['SELECT upper(name), abs(-3) FROM t1 LIMIT 10', 'SELECT upper(name), abs(-4.5e2) FROM t1 LIMIT 20'],
+      ["SELECT * FROM range(10) JOIN 'files/2.parquet' USING (i)", "SELECT * FROM range(20) JOIN 'files/2.parquet' USING (i)"],
+      ['EXPLAIN SELECT nextval(\'s\') + 1', 'EXPLAIN SELECT nextval(\'s\') + 2'],
+    ];
+    for (const [first, second] of variants) {
+      t.is(numericShape(first.replace(/^EXPLAIN /, '')), numericShape(second.replace(/^EXPLAIN /, '')), 'one shape');
+      await statementSurface(connection, first);
+      const shared = await statementSurface(connection, second);
+      // The same text with a comment in front has a shape of its own: parsed by the engine.
+      const own = await statementSurface(connection, `/* own parse */ ${second.replace(/^EXPLAIN /, '')}`);
+      t.true(shared.parsed && own.parsed);
+      t.deepEqual([...shared.functions].sort(), [...own.functions].sort(), second);
+      t.deepEqual(shared.fileReads, own.fileReads, second);
+      t.deepEqual([...shared.tables].sort(), [...own.tables].sort(), second);
+      t.deepEqual([...shared.tableFunctions].sort(), [...own.tableFunctions].sort(), second);
+    }
+    // Strings are no numbers: another path is another shape, and its own parse.
+    const other = await statementSurface(connection, "SELECT * FROM read_csv('/etc/passwd', skip = 1) WHERE x > 5");
+    t.deepEqual(other.fileReads, [{ via: 'read_csv()', path: '/etc/passwd' }]);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+});
