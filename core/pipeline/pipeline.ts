@@ -227,6 +227,9 @@ export class QueryPipeline {
       this.#classifications.set(sql, refused);
       return refused;
     }
+    // The function policy reads the engine's parse of the text: checked beside the prepare.
+    const refusal = this.#engine.functionRefusal(sql);
+    refusal.catch(() => undefined);
     let query: PreparedQuery;
     try {
       query = await prepare();
@@ -240,7 +243,7 @@ export class QueryPipeline {
       statementType: query.statementType,
       datasets,
       // Reads and writes run (an INSERT ... SELECT too): both may call functions or name files.
-      refusal: query.kind === 'other' ? undefined : await query.functionRefusal(),
+      refusal: query.kind === 'other' ? undefined : await refusal,
     };
     this.#classifications.set(sql, classification);
     return classification;
