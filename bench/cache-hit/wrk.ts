@@ -16,12 +16,32 @@ export function requireWrk(): void {
   }
 }
 
-/** `wrk -c<connections>` POSTing the SQL to `url` for `seconds`; parses throughput and latency percentiles. */
-export async function runWrk(url: string, sql: string, options: { connections: number; threads: number; seconds: number; headers?: Record<string, string> }): Promise<WrkResult> {
+/**
+ * Each request's body is `sql` followed by a number no other request of the run sends (thread
+ * number × 10^9 + the thread's count): every statement text is new to the server.
+ */
+const NEW_TEXT_EACH_REQUEST = `
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("thread_number", threads)
+end
+local sent = 0
+function request()
+  sent = sent + 1
+  return wrk.format(nil, nil, nil, wrk.body .. (thread_number * 1000000000 + sent))
+end
+`;
+
+/**
+ * `wrk -c<connections>` POSTing the SQL to `url` for `seconds`; parses throughput and latency
+ * percentiles. With `newTextEachRequest`, a number is appended to the SQL, different for every request.
+ */
+export async function runWrk(url: string, sql: string, options: { connections: number; threads: number; seconds: number; headers?: Record<string, string>; newTextEachRequest?: boolean }): Promise<WrkResult> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'quarry-wrk-'));
   const script = path.join(directory, 'post.lua');
   const extra = Object.entries(options.headers ?? {}).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}\n`).join('');
-  writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(sql)}\nwrk.headers["Content-Type"] = "text/plain"\nwrk.headers["Accept"] = "application/json"\n${extra}`);
+  writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(sql)}\nwrk.headers["Content-Type"] = "text/plain"\nwrk.headers["Accept"] = "application/json"\n${extra}${options.newTextEachRequest ? NEW_TEXT_EACH_REQUEST : ''}`);
   try {
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn('wrk', [`-t${options.threads}`, `-c${options.connections}`, `-d${options.seconds}s`, '--latency', '-s', script, url]);
