@@ -13,6 +13,13 @@ test('numbers become ?, and digits in strings, quoted identifiers, names and com
   t.is(numericShape('SELECT CAST(x AS DECIMAL(10, 2)) FROM t'), 'SELECT CAST(x AS DECIMAL(?, ?)) FROM t');
   t.is(numericShape("SELECT * FROM read_csv('data/2024-01.csv', skip = 1)"), "SELECT * FROM read_csv('data/2024-01.csv', skip = ?)");
   t.is(numericShape('SELECT 1 -- a comment to the end'), 'SELECT ? -- a comment to the end');
+  t.is(numericShape('SELECT t.c1, s2.x, 3 - -4, 5/6 FROM s2'), 'SELECT t.c1, s2.x, ? - -?, ?/? FROM s2');
+});
+
+test('a text longer than 16 KiB has no shape (the engine parses it, off the event loop)', (t) => {
+  const long = `SELECT 1 FROM t WHERE x IN (${Array.from({ length: 4_000 }, (_, index) => index).join(', ')})`;
+  t.true(long.length > 16 * 1024);
+  t.is(numericShape(long), undefined);
 });
 
 test('text the scanner cannot read without doubt has no shape', (t) => {
