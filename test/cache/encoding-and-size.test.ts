@@ -30,11 +30,14 @@ test('encoding zstd holds the compressed Arrow IPC bytes, and max_size counts th
 
 for (const policy of ['lru', 'tiny_lfu']) {
   test(`max_size bounds the bytes held (${policy}); a result larger than the cache is not kept`, async (t) => {
-    await withRuntime(t, cacheSetup(`caching:\n  sql_results:\n    max_size: 16KiB\n    eviction_policy: ${policy}`), async (context) => {
+    // A long item_ttl: evictions must come from the size bound, not from entries expiring (a
+    // slow machine's 80 queries outlive the default 1 s; a fast one's did not, and 40 one-row
+    // answers of ~100 bytes never filled 16 KiB). 40 answers of 20 rows each do.
+    await withRuntime(t, cacheSetup(`caching:\n  sql_results:\n    max_size: 16KiB\n    item_ttl: 10m\n    eviction_policy: ${policy}`), async (context) => {
       t.is((await ask(context, ALL_ORDERS)).cache, 'MISS');
       t.is((await ask(context, ALL_ORDERS)).cache, 'MISS', 'too large to keep');
       for (let round = 0; round < 2; round++) {
-        for (let id = 1; id <= 40; id++) await ask(context, `SELECT * FROM orders WHERE order_id = ${id}`);
+        for (let id = 1; id <= 40; id++) await ask(context, `SELECT * FROM orders WHERE order_id BETWEEN ${id * 20} AND ${id * 20 + 19}`);
       }
       const metric = (name: string) => context.runtime.metrics.value(name)!;
       t.true(metric('results_cache_size_bytes') <= 16 * 1024);
