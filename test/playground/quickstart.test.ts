@@ -35,6 +35,9 @@ browserTest('npm start\'s quickstart: the page shows its datasets, and a query r
   t.is(await page.locator('.grid-row').first().locator('.cell').nth(1).textContent(), 'delivered');
   await page.locator('[data-view="chart"]').click();
   t.is(await page.locator('[data-test="chart-kind"]').inputValue(), 'bar');
+  // The chart view is laid out after the click: wait until its canvas has a size (a loaded
+  // machine measured it at 0 x 0 right after the click; Playwright's "visible" is a non-empty box).
+  await page.locator('[data-test="chart-canvas"]').waitFor({ state: 'visible' });
   const box = await page.locator('[data-test="chart-canvas"]').boundingBox();
   t.true(box !== null && box.width > 100 && box.height > 100, JSON.stringify(box));
   t.deepEqual(problems.list, []);
