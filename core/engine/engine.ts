@@ -15,7 +15,6 @@ import { ConnectionPool } from './connection-pool.js';
 import { DatasetRegistry } from './datasets.js';
 import { FetchDatasets } from './fetch/fetch-datasets.js';
 import { applyColumnarParams } from './acceleration/columnar-params.js';
-import { redirectInsert } from './acceleration/insert-redirect.js';
 import { mergeStatement } from './acceleration/refresh-statements.js';
 import type { RefreshOverrides } from './acceleration/refresh-options.js';
 import { RefreshScheduler, isUnbindableRefresh } from './acceleration/refresh-scheduler.js';
@@ -38,7 +37,7 @@ import type { PreparedQuery } from './prepared-query.js';
 import { quoteQualifiedName } from './sql-text.js';
 import { lockDown } from './lockdown.js';
 import { ManifestViews, type ViewStatus } from './views.js';
-import { rewriteShowTables } from './visible-tables.js';
+import { statementText, type StatementTextContext } from './statement-text.js';
 import { referencedDatasets } from '../pipeline/statement-policy.js';
 import { logicalPlanText } from './logical-plan.js';
 import { preparedParameterSchema, preparedResultSchema } from './prepared-schemas.js';
@@ -87,6 +86,12 @@ export class Engine implements EngineApi {
   readonly #scheduler: RefreshScheduler;
   readonly #views: ManifestViews;
   readonly #writeTargets = new Map<string, DatasetWriteTarget>();
+  /** What a user's text is rewritten against before it is prepared (statement-text.ts). */
+  readonly #rewrites: StatementTextContext = {
+    hiddenTableNames: () => this.sandbox.hiddenTableNames(),
+    writeTarget: (dataset) => this.#writeTargets.get(dataset),
+    insertTarget: (dataset) => this.#registry.insertTarget(dataset),
+  };
   /** The default database's name (`appendToTable`'s tables live there): asked once. */
   #catalog: string | undefined;
   /** Which statements' results run whole rather than streamed (small, sparse ones: see ResultModes). */
@@ -437,26 +442,10 @@ export class Engine implements EngineApi {
     const connection = await this.#pool.acquire();
     try {
       // The text the prepare runs (its rewrites applied), as a prepared query's own check reads it.
-      return await this.sandbox.refusal(connection, this.#statementText(text).sql, this.#registry.allowedLocations());
+      return await this.sandbox.refusal(connection, statementText(text, this.#rewrites).sql, this.#registry.allowedLocations());
     } finally {
       this.#release(connection, undefined, false);
     }
-  }
-
-  /**
-   * The statement the engine prepares for a text. File-mode datasets are views over an
-   * attached table, and on_conflict turns INSERT into an upsert; a dataset with a plugin write
-   * target takes the rows in a staging table, handed over on execute (its route).
-   */
-  #statementText(text: string): { sql: string; routes: Array<{ dataset: string; target: DatasetWriteTarget }> } {
-    const routes: Array<{ dataset: string; target: DatasetWriteTarget }> = [];
-    const sql = redirectInsert(rewriteShowTables(text, () => this.sandbox.hiddenTableNames()), (dataset) => {
-      const target = this.#writeTargets.get(dataset);
-      if (!target) return this.#registry.insertTarget(dataset);
-      routes.push({ dataset, target });
-      return { table: STAGED_WRITE, conflictClause: undefined };
-    });
-    return { sql, routes };
   }
 
   /**
@@ -472,7 +461,7 @@ export class Engine implements EngineApi {
     let liveCleanup: (() => Promise<void>) | undefined;
     const mapError = this.#mapError;
     try {
-      const { sql, routes } = this.#statementText(text);
+      const { sql, routes } = statementText(text, this.#rewrites);
       const route = routes[0];
       await this.#fetch.beforePrepare(connection, sql);
       // Bound against the live datasets' empty typed stubs until it runs: then their rows are
