@@ -27,13 +27,6 @@ export class SqlClient {
     });
   }
 
-  /** `count` requests one after the other; each one's ms. */
-  async times(sql: string, count: number): Promise<number[]> {
-    const times: number[] = [];
-    for (let index = 0; index < count; index++) times.push(await this.time(sql));
-    return times;
-  }
-
   close(): void {
     this.#agent.destroy();
   }
