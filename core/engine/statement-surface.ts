@@ -1,6 +1,7 @@
-import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { EXPLAIN_PREFIX } from './classify.js';
+import { KeptTextFunction } from './kept-text-function.js';
 import { numericShape } from './numeric-shape.js';
 
 /** A file a statement reads by naming it: a reader function's path argument, or a path in FROM. */
@@ -89,34 +90,13 @@ function walk(node: unknown, surface: Collected): void {
  */
 const parsedSurfaces = new LRUCache<string, Collected>({ maxSize: 16 * 1024 * 1024, sizeCalculation: (_surface, shape) => Math.max(1, shape.length) });
 
-const SERIALIZE_SQL = 'SELECT json_serialize_sql($1::VARCHAR)';
-
-/**
- * The serializer statement, prepared once per connection: every new statement text is
- * serialized once, and `runAndReadAll(sql, values)` would split, prepare and run it and then
- * fetch its chunks (five engine round trips; ~0.4 ms here against ~0.2 ms kept, in process).
- */
-const serializers = new WeakMap<DuckDBConnection, Promise<DuckDBPreparedStatement>>();
+/** The engine's parser, kept per connection (kept-text-function.ts). */
+const serializer = new KeptTextFunction('SELECT json_serialize_sql($1::VARCHAR)');
 
 /** The engine's JSON parse tree of `text`; '' when the engine could not serialize it. */
 async function serializedTree(connection: DuckDBConnection, text: string): Promise<string> {
-  let serializer = serializers.get(connection);
-  if (!serializer) {
-    serializer = connection.prepare(SERIALIZE_SQL);
-    serializers.set(connection, serializer);
-  }
-  try {
-    const prepared = await serializer;
-    prepared.bindVarchar(1, text);
-    // run() answers a materialised result whose one chunk is read synchronously: no fetch round trips.
-    const result = await prepared.run();
-    return result.chunkCount > 0 ? String(result.getChunk(0).getColumnValues(0)[0] ?? '') : '';
-  } catch {
-    // A kept statement that failed (its connection interrupted, say) is not trusted again;
-    // the statement is read from its text then (conservatively), as for any failure here.
-    serializers.delete(connection);
-    return '';
-  }
+  // On failure the statement is read from its text (conservatively), as when it does not parse.
+  return serializer.apply(connection, text).catch(() => '');
 }
 
 /**
