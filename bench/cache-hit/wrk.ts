@@ -17,10 +17,19 @@ export function requireWrk(): void {
 }
 
 /**
- * Each request's body is `sql` followed by a number no other request of the run sends (thread
- * number × 10^9 + the thread's count): every statement text is new to the server.
+ * Each request's body is `sql` followed by a number no other request sends, in this run or any
+ * other of this process: the run's base (10^14, 10^13 more each run: below 2^53, as wrk's Lua
+ * counts in doubles, and far above the numbers the benches' sequential clients append) +
+ * thread number × 10^11 + the thread's count. Every
+ * statement text is new to the server: with the count alone, every run sent the numbers the
+ * run before it had sent (and the sequential phase before them), which a server that keeps
+ * anything per text would have answered from what it kept.
  */
-const NEW_TEXT_EACH_REQUEST = `
+let nextRunBase = 100_000_000_000_000;
+function newTextEachRequest(): string {
+  const base = nextRunBase;
+  nextRunBase += 10_000_000_000_000;
+  return `
 local threads = 0
 function setup(thread)
   threads = threads + 1
@@ -29,9 +38,10 @@ end
 local sent = 0
 function request()
   sent = sent + 1
-  return wrk.format(nil, nil, nil, wrk.body .. (thread_number * 1000000000 + sent))
+  return wrk.format(nil, nil, nil, wrk.body .. string.format("%d", ${base} + thread_number * 100000000000 + sent))
 end
 `;
+}
 
 /**
  * `wrk -c<connections>` POSTing the SQL to `url` for `seconds`; parses throughput and latency
@@ -41,7 +51,7 @@ export async function runWrk(url: string, sql: string, options: { connections: n
   const directory = mkdtempSync(path.join(os.tmpdir(), 'quarry-wrk-'));
   const script = path.join(directory, 'post.lua');
   const extra = Object.entries(options.headers ?? {}).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}\n`).join('');
-  writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(sql)}\nwrk.headers["Content-Type"] = "text/plain"\nwrk.headers["Accept"] = "application/json"\n${extra}${options.newTextEachRequest ? NEW_TEXT_EACH_REQUEST : ''}`);
+  writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(sql)}\nwrk.headers["Content-Type"] = "text/plain"\nwrk.headers["Accept"] = "application/json"\n${extra}${options.newTextEachRequest ? newTextEachRequest() : ''}`);
   try {
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn('wrk', [`-t${options.threads}`, `-c${options.connections}`, `-d${options.seconds}s`, '--latency', '-s', script, url]);
