@@ -91,8 +91,8 @@ export class Runtime {
   #manifest: Manifest;
   #engine: Engine | undefined;
   #pipeline: QueryPipeline | undefined;
-  /** A plugin asked for plans beside prepares (see PluginRuntime.planQueriesAhead). */
-  #planAhead = false;
+  /** Which new texts a plugin wants planned beside their prepares (see PluginRuntime.planQueriesAhead). */
+  #planAhead: ((sql: string) => boolean) | undefined;
   #httpEndpoint = '';
   #flight: FlightListener | undefined;
   readonly #pluginListeners: ListenerReport[] = [];
@@ -350,9 +350,9 @@ export class Runtime {
       manifest: () => this.#manifest,
       engine: () => this.#engine,
       pipeline: () => this.#pipeline,
-      planQueriesAhead: () => {
-        this.#planAhead = true;
-        if (this.#pipeline) this.#pipeline.planAhead = true;
+      planQueriesAhead: (wanted: (sql: string) => boolean) => {
+        this.#planAhead = wanted;
+        if (this.#pipeline) this.#pipeline.planAhead = wanted;
       },
       phase: () => this.#phase.current,
     };

@@ -65,6 +65,11 @@ export interface EngineApi {
   /** Replaces an accelerated dataset's `refresh_sql` for every later refresh, until restart. */
   setRefreshSql(name: string, refreshSql: string): DatasetStatus;
   /**
+   * The normalised logical plan of a statement text (DuckDB's `json_serialize_plan` without
+   * source positions), planned on a connection of its own; nothing runs. Throws what binding throws.
+   */
+  logicalPlan(sql: string): Promise<string>;
+  /**
    * Runs SQL as the runtime itself, outside the user policy and the query pipeline: for
    * system tables a plugin owns (e.g. `CREATE SCHEMA runtime`, inserting task-history rows).
    * Returns the rows as plain objects (keep results small). Never pass user SQL here.

@@ -12,6 +12,25 @@
  * comments are kept as they are: their digits are not numbers.
  */
 export function numericShape(sql: string): string | undefined {
+  return readLiterals(sql, undefined);
+}
+
+/**
+ * The constants a statement text writes, as written and in sorted order: its numbers and its
+ * single-quoted strings (`'2024-01-01'`, `'a''b'`), joined by NUL; undefined where
+ * `numericShape` gives no shape. Two texts with the same logical plan almost always write the
+ * same constants (a plan holds them), so texts that share no constants with any other need
+ * not be planned to find out (the results cache's plan keys, cache-key.ts). The exceptions
+ * — a number that is no constant (`ORDER BY 1`), constants folded or written otherwise
+ * (`1 + 1` and `2`, `10` and `1e1`) — only make such texts miss each other.
+ */
+export function constantsSignature(sql: string): string | undefined {
+  const constants: string[] = [];
+  return readLiterals(sql, constants) === undefined ? undefined : constants.sort().join('\u0000');
+}
+
+/** The numeric shape of `sql`, pushing each number and single-quoted string onto `constants` when given. */
+function readLiterals(sql: string, constants: string[] | undefined): string | undefined {
   if (sql.length > MAX_SHAPED_LENGTH || sql.includes('$') || sql.includes('\\')) return undefined;
   const parts: string[] = [];
   let copied = 0;
@@ -28,6 +47,7 @@ export function numericShape(sql: string): string | undefined {
       if (code === QUOTE && index > 0 && isPrefixCharacter(sql.charCodeAt(index - 1))) return undefined;
       const end = quotedEnd(sql, index, sql[index]!);
       if (end === undefined) return undefined;
+      if (constants !== undefined && code === QUOTE) constants.push(sql.slice(index, end));
       index = end;
     } else if (code === DASH) {
       if (sql.charCodeAt(index + 1) !== DASH) {
@@ -55,6 +75,7 @@ export function numericShape(sql: string): string | undefined {
       if (!number) return undefined;
       const end = index + number[0].length;
       if (end < length && isNameCharacter(sql.charCodeAt(end))) return undefined;
+      constants?.push(number[0]);
       parts.push(sql.slice(copied, index), '?');
       copied = index = end;
     }

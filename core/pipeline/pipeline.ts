@@ -78,11 +78,11 @@ export class QueryPipeline {
   }
 
   /**
-   * Set by a plugin that asks `request.logicalPlan()` of most queries (the results cache with
-   * `cache_key_type: plan`): the plan of a text not seen before is then started at once, beside
-   * the prepare that classifies it, instead of after it.
+   * Set by a plugin that asks `request.logicalPlan()` of the new texts it accepts (the results
+   * cache with `cache_key_type: plan`): the plan of such a text not seen before is then started
+   * at once, beside the prepare that classifies it, instead of after it.
    */
-  planAhead = false;
+  planAhead: ((sql: string) => boolean) | undefined;
 
   /** Queries started and not yet finished streaming. */
   get activeCount(): number {
@@ -119,7 +119,7 @@ export class QueryPipeline {
     // A new text beyond the planning limits is refused before anything plans it (checked once here).
     const tooComplex = memoised === undefined ? complexityRefusal(request.sql) : undefined;
     // A new text's plan, when a plugin keys by plans, is made beside its prepare (another connection).
-    const early = memoised === undefined && tooComplex === undefined && this.planAhead && MAY_HAVE_PLAN.test(request.sql) ? this.#engine.logicalPlan(request.sql) : undefined;
+    const early = memoised === undefined && tooComplex === undefined && this.planAhead?.(request.sql) === true && MAY_HAVE_PLAN.test(request.sql) ? this.#engine.logicalPlan(request.sql) : undefined;
     early?.catch(() => undefined);
     try {
       const known = memoised ?? (await this.#classify(request.sql, prepare, tooComplex));

@@ -37,7 +37,7 @@ export interface PluginHost {
   manifest(): Manifest;
   engine(): Engine | undefined;
   pipeline(): QueryPipeline | undefined;
-  planQueriesAhead(): void;
+  planQueriesAhead(wanted: (sql: string) => boolean): void;
   phase(): Phase;
 }
 
@@ -75,7 +75,7 @@ export function createPluginRuntime(host: PluginHost, pluginName: string): Plugi
       if (!pipeline) throw notYet('query');
       return pipeline.execute(options);
     },
-    planQueriesAhead: () => host.planQueriesAhead(),
+    planQueriesAhead: (wanted) => host.planQueriesAhead(wanted),
     phase: () => host.phase(),
     listenAddresses: host.listenAddresses,
     cluster: host.cluster,

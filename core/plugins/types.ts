@@ -125,10 +125,10 @@ export interface PluginRuntime {
   query(options: PipelineQueryOptions): Promise<{ request: QueryRequest; result: QueryResult }>;
   /**
    * Asks the pipeline to start a new statement text's logical plan beside the prepare that
-   * classifies it — for a plugin that reads `request.logicalPlan()` of most queries (the results
-   * cache keyed by plans): one engine round trip of latency instead of two for a new text.
+   * classifies it, for the texts `wanted` says the plugin will read `request.logicalPlan()` of
+   * (the results cache keyed by plans): one engine round trip of latency instead of two.
    */
-  planQueriesAhead(): void;
+  planQueriesAhead(wanted: (sql: string) => boolean): void;
   readonly phase: () => Phase;
   readonly listenAddresses: ListenAddresses;
   /** Cluster flags (all unset on a single node). */

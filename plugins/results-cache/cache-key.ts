@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { QuarryError } from '../../core/errors/quarry-error.js';
 import type { QueryRequest } from '../../core/pipeline/types.js';
+import { PlanIdentities } from './plan-identities.js';
 
 /** Request headers that set a custom key; Spice's name is accepted for Spice clients. */
 export const CUSTOM_KEY_HEADERS = ['quarry-cache-key', 'spice-cache-key'] as const;
@@ -74,16 +75,13 @@ export function readsSystemTables(request: Pick<QueryRequest, 'sql' | 'datasets'
 }
 
 /**
- * Builds key material per `cache_key_type`. `plan` asks the engine for the normalised
- * logical plan (a parse and bind, about 0.3 ms) once per distinct SQL text: the plan of
- * the same text is memoised until a dataset refresh (its schema may change).
+ * Builds key material per `cache_key_type`. `plan` keys by the logical plan where another text
+ * may share it (plan-identities.ts: a text is planned once, and only when a text writing the
+ * same constants was seen); the identities are remembered per text until a dataset refresh.
  */
 export class CacheKeyBuilder {
   readonly keyType: CacheKeyType;
-  readonly #plans = new LRUCache<string, string>({
-    maxSize: 16 * 1024 * 1024,
-    sizeCalculation: (plan, sql) => (plan.length + sql.length) * 2,
-  });
+  readonly #identities: PlanIdentities | undefined;
 
   /**
    * Keys of parameterless queries without a custom key, hashed, by SQL text then principal:
@@ -100,8 +98,15 @@ export class CacheKeyBuilder {
     },
   });
 
-  constructor(keyType: CacheKeyType) {
+  /** `planText` plans any statement text (the engine's stand-alone planner); plan keys only. */
+  constructor(keyType: CacheKeyType, planText: (sql: string) => Promise<string>) {
     this.keyType = keyType;
+    this.#identities = keyType === 'plan' ? new PlanIdentities(planText) : undefined;
+  }
+
+  /** Whether keying this text will plan it (the pipeline then starts the plan beside its prepare). */
+  needsPlan(sql: string): boolean {
+    return this.#identities?.needsPlan(sql) ?? false;
   }
 
   /** The key of a query, hashed with `hasher`; remembered for parameterless queries. */
@@ -137,27 +142,13 @@ export class CacheKeyBuilder {
     const custom = customKeyOf(request.inbound?.headers);
     // A custom key names the result by itself: SQL and parameters are not part of it (as in Spice).
     if (custom !== undefined) return { material: `${namespace}\u0000custom\u0000${custom}`, scope, custom: true };
-    const identity = this.keyType === 'plan' ? `plan\u0000${await this.#plan(request)}` : `sql\u0000${request.sql}`;
+    const identity = this.#identities ? await this.#identities.identity(request.sql, () => request.logicalPlan()) : `sql\u0000${request.sql}`;
     return { material: `${namespace}\u0000${identity}\u0000${parametersText(request.parameters)}`, scope, custom: false };
   }
 
   /** Forgets memoised plans (a dataset was refreshed: plans of `SELECT *` may change). */
   forgetPlans(): void {
-    this.#plans.clear();
+    this.#identities?.forget();
     this.#hashed.clear();
-  }
-
-  async #plan(request: QueryRequest): Promise<string> {
-    const known = this.#plans.get(request.sql);
-    if (known !== undefined) return known;
-    let plan: string;
-    try {
-      plan = await request.logicalPlan();
-    } catch {
-      // A statement DuckDB cannot serialise a plan for still gets a key: its exact text.
-      plan = `sql-text\u0000${request.sql}`;
-    }
-    this.#plans.set(request.sql, plan);
-    return plan;
   }
 }

@@ -53,9 +53,9 @@ export function createResultsCachePlugin(): ResultsCachePlugin {
     apply(runtime) {
       const config = runtime.section<CachingConfig>('runtime.caching')!;
       const sqlConfig = config.sql_results;
-      const keys = new CacheKeyBuilder(sqlConfig.cache_key_type);
-      // Plan keys read a new text's plan on every first sight of it: started beside its prepare.
-      if (sqlConfig.enabled && sqlConfig.cache_key_type === 'plan') runtime.planQueriesAhead();
+      const keys = new CacheKeyBuilder(sqlConfig.cache_key_type, (sql) => runtime.engine.logicalPlan(sql));
+      // A new text that plan keys will plan (plan-identities.ts) has its plan started beside its prepare.
+      if (sqlConfig.enabled && sqlConfig.cache_key_type === 'plan') runtime.planQueriesAhead((sql) => keys.needsPlan(sql));
       let sqlResults: ResultCache<StoredResult> | undefined;
       const timers: NodeJS.Timeout[] = [];
       registerSharedCaches(runtime.hooks, { searchResults: () => caches.searchResults, embeddings: () => caches.embeddings });

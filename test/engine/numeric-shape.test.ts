@@ -1,6 +1,6 @@
 import test from 'ava';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { numericShape } from '../../core/engine/numeric-shape.js';
+import { constantsSignature, numericShape } from '../../core/engine/numeric-shape.js';
 import { statementSurface } from '../../core/engine/statement-surface.js';
 
 test('numbers become ?, and digits in strings, quoted identifiers, names and comments stay', (t) => {
@@ -126,4 +126,14 @@ test('hostile mixes of strings, names, comments and numbers: one shape is one pa
     connection.closeSync();
     instance.closeSync();
   }
+});
+
+test('a text\'s constants signature: its numbers and single-quoted strings as written, sorted; none where there is no shape', (t) => {
+  t.is(constantsSignature("SELECT * FROM orders WHERE order_id = 1234 AND region = 'eu'"), ["'eu'", '1234'].join('\u0000'));
+  t.is(constantsSignature("select * from ORDERS where REGION = 'eu' and order_id=1234"), constantsSignature("SELECT * FROM orders WHERE order_id = 1234 AND region = 'eu'"), 'case, spacing and order do not matter');
+  t.is(constantsSignature('SELECT "c2", t1.x -- 42\n/* 7 */ FROM t3'), '', 'quoted names, digits in names and comments are no constants');
+  t.is(constantsSignature("SELECT 'it''s', 1.5e3, .5, 1_000"), ["'it''s'", '.5', '1.5e3', '1_000'].join('\u0000'));
+  t.not(constantsSignature("SELECT 'EU'"), constantsSignature("SELECT 'eu'"));
+  t.not(constantsSignature('SELECT 10'), constantsSignature('SELECT 1e1'), 'written otherwise: another signature');
+  for (const sql of ['SELECT $1', "SELECT E'x'", 'SELECT 1abc']) t.is(constantsSignature(sql), undefined, sql);
 });
