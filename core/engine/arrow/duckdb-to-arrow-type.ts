@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 /**
  * DuckDB logical type → Arrow data type, for every type a DuckDB result can carry.
  *
@@ -172,10 +173,39 @@ function duckdbTypeLabel(type: DuckDBType): string {
   return DuckDBTypeId[type.typeId] ?? String(type.typeId);
 }
 
-/** The Arrow schema of a result with these column names and DuckDB types. */
+/**
+ * The Arrow schema of a result with these column names and DuckDB types: one Schema object
+ * for all results with the same columns. Schemas are never modified once made, and what is
+ * kept per schema object — the encoded Flight schema, pooled answer writers (~15 KiB each for
+ * ten columns) — is then made once for every statement with those columns, not once per
+ * statement text: an application that sends each query with new numbers in it made a schema
+ * per query, and every cached result pinned its own writer.
+ */
 export function arrowSchemaForColumns(names: readonly string[], types: readonly DuckDBType[]): Schema {
   if (names.length !== types.length) {
     throw new Error(`column names (${names.length}) and types (${types.length}) differ in count`);
   }
-  return new Schema(names.map((name, i) => arrowFieldFor(name, types[i]!)));
+  const key = columnsKey(names, types);
+  let schema = key === undefined ? undefined : sharedSchemas.get(key);
+  if (schema === undefined) {
+    schema = new Schema(names.map((name, i) => arrowFieldFor(name, types[i]!)));
+    if (key !== undefined) sharedSchemas.set(key, schema);
+  }
+  return schema;
+}
+
+/** Schemas shared by columns, the most recently used first. */
+const sharedSchemas = new LRUCache<string, Schema>({ max: 1024 });
+/** Columns described by more text than this (wide STRUCTs, large ENUMs) get a schema of their own. */
+const MAX_COLUMNS_KEY_LENGTH = 8 * 1024;
+
+/** Names, types (their full text: DECIMAL(18,2), STRUCT members, ENUM values) and aliases (JSON), or undefined when too long. */
+function columnsKey(names: readonly string[], types: readonly DuckDBType[]): string | undefined {
+  let key = '';
+  for (let i = 0; i < names.length; i++) {
+    const type = types[i]!;
+    key += `${names[i]}\u0000${String(type)}\u0000${type.alias ?? ''}\u0001`;
+    if (key.length > MAX_COLUMNS_KEY_LENGTH) return undefined;
+  }
+  return key;
 }

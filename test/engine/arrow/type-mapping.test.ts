@@ -1,8 +1,8 @@
-import { ANY, DuckDBSQLNullType, DuckDBVarCharType, INTEGER, LIST, MAP, SQLNULL, STRUCT, VARCHAR } from '@duckdb/node-api';
+import { ANY, DECIMAL, DuckDBSQLNullType, DuckDBVarCharType, INTEGER, LIST, MAP, SQLNULL, STRUCT, VARCHAR } from '@duckdb/node-api';
 import { Type } from 'apache-arrow';
 import test from 'ava';
 import { NullAccumulator } from '../../../core/engine/arrow/accumulators/null-accumulator.js';
-import { arrowFieldFor, arrowTypeFor } from '../../../core/engine/arrow/index.js';
+import { arrowFieldFor, arrowSchemaForColumns, arrowTypeFor } from '../../../core/engine/arrow/index.js';
 import { rowRange } from '../../../core/engine/arrow/row-selection.js';
 
 test('SQLNULL maps to Null, and its accumulator only counts rows', (t) => {
@@ -36,4 +36,17 @@ test('nested types keep names, nullability and Arrow conventions', (t) => {
 
 test('types that cannot be in a result are refused with their name', (t) => {
   t.throws(() => arrowTypeFor(ANY), { message: /ANY/ });
+});
+
+test('results with the same columns share one schema object; any difference in names or types makes another', (t) => {
+  const columns = () => [INTEGER, DECIMAL(18, 2), STRUCT({ a: LIST(VARCHAR) }), new DuckDBVarCharType('JSON')];
+  const schema = arrowSchemaForColumns(['id', 'amount', 's', 'j'], columns());
+  t.is(arrowSchemaForColumns(['id', 'amount', 's', 'j'], columns()), schema, 'the same object for new type objects describing the same columns');
+  t.not(arrowSchemaForColumns(['id', 'amount', 's', 'k'], columns()), schema, 'a name');
+  t.not(arrowSchemaForColumns(['id', 'amount', 's', 'j'], [INTEGER, DECIMAL(18, 3), STRUCT({ a: LIST(VARCHAR) }), new DuckDBVarCharType('JSON')]), schema, 'a decimal scale');
+  t.not(arrowSchemaForColumns(['id', 'amount', 's', 'j'], [INTEGER, DECIMAL(18, 2), STRUCT({ b: LIST(VARCHAR) }), new DuckDBVarCharType('JSON')]), schema, 'a struct member');
+  const plain = arrowSchemaForColumns(['id', 'amount', 's', 'j'], [INTEGER, DECIMAL(18, 2), STRUCT({ a: LIST(VARCHAR) }), VARCHAR]);
+  t.not(plain, schema, 'an alias (JSON)');
+  t.false(plain.fields[3]!.metadata.has('ARROW:extension:name'));
+  t.is(schema.fields[3]!.metadata.get('ARROW:extension:name'), 'arrow.json');
 });
