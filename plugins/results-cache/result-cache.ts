@@ -2,10 +2,21 @@ import { createEvictionStore, type EvictionPolicy, type EvictionStore } from './
 import type { KeyHasher } from './hashing.js';
 import type { CacheMetrics } from './metrics.js';
 
+/**
+ * Memory an entry holds beside its value and key: the entry, its index and eviction records,
+ * the hashed key (measured with empty results in quarryd: ~1–2 KiB an entry, all told).
+ * Counted so that a million empty results are not a million bytes.
+ */
+export const ENTRY_OVERHEAD_BYTES = 1024;
+
 /** One cached value with what decides whether it may still be served. */
 export interface CacheEntry<V> {
   readonly value: V;
-  /** Bytes the value really holds (compressed when compressed); what `max_size` counts. */
+  /**
+   * What `max_size` counts: the bytes the value holds (compressed when compressed) and the
+   * entry's own memory (ENTRY_OVERHEAD_BYTES and its key), so that small values cannot
+   * outgrow the cache's bounds in number.
+   */
   bytes: number;
   /** The unhashed key: checked on every hit, so a hash collision is a miss, never a wrong answer. */
   readonly material: string;
@@ -136,7 +147,7 @@ export class ResultCache<V> {
     const freshUntil = storedAt + this.itemTtlMs;
     const entry: CacheEntry<V> = {
       value,
-      bytes: options.bytes,
+      bytes: options.bytes + ENTRY_OVERHEAD_BYTES + material.length * 2,
       material,
       datasets: options.datasets ?? [],
       storedAt,
@@ -144,7 +155,7 @@ export class ResultCache<V> {
       staleUntil: freshUntil + this.staleWhileRevalidateMs,
     };
     this.#index(key, entry);
-    const held = this.#store.set(key, entry, Math.max(1, options.bytes));
+    const held = this.#store.set(key, entry, entry.bytes);
     if (!held) this.#unindex(key, entry);
     return held;
   }
@@ -157,7 +168,7 @@ export class ResultCache<V> {
   grow(key: string, entry: CacheEntry<V>, extraBytes: number): boolean {
     if (this.#store.peek(key) !== entry) return false;
     entry.bytes += extraBytes;
-    const held = this.#store.set(key, entry, Math.max(1, entry.bytes));
+    const held = this.#store.set(key, entry, entry.bytes);
     if (!held) this.#unindex(key, entry);
     return held;
   }

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { ENTRY_OVERHEAD_BYTES } from '../../plugins/results-cache/result-cache.js';
 import { withRuntime } from '../helpers/runtime.js';
 import { ask, cacheSetup } from './cache-helpers.js';
 
@@ -72,7 +73,8 @@ test('search_results and embeddings are caches of the same type with their own m
     t.true(embeddings!.set('model\u0000hello', [0.1, 0.2], { bytes: 16 }));
     t.deepEqual(embeddings!.get('model\u0000hello'), [0.1, 0.2]);
     searchResults!.set('query', ['doc'], { bytes: 100, datasets: ['orders'] });
-    t.is(context.runtime.metrics.value('search_results_cache_size_bytes'), 100);
+    // The value's 100 bytes, the entry's own memory and its key ('query', UTF-16).
+    t.is(context.runtime.metrics.value('search_results_cache_size_bytes'), 100 + ENTRY_OVERHEAD_BYTES + 10);
     await context.runtime.hooks.cache.invalidate.promise({ datasets: ['orders'], reason: 'refresh' });
     t.is(searchResults!.itemCount, 0, 'a refresh of a dataset drops the search results that read it');
     const metric = (name: string) => context.runtime.metrics.value(name);

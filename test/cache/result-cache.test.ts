@@ -2,7 +2,7 @@ import test from 'ava';
 import { MetricsRegistry } from '../../core/metrics/registry.js';
 import { createKeyHasher } from '../../plugins/results-cache/hashing.js';
 import { registerCacheMetrics } from '../../plugins/results-cache/metrics.js';
-import { ResultCache, type ResultCacheOptions } from '../../plugins/results-cache/result-cache.js';
+import { ENTRY_OVERHEAD_BYTES, ResultCache, type ResultCacheOptions } from '../../plugins/results-cache/result-cache.js';
 
 /** A cache on a clock the test moves, with its metrics on a fresh registry. */
 async function cacheWith(options: Partial<ResultCacheOptions> = {}) {
@@ -102,10 +102,19 @@ test('invalidate in stale mode keeps entries as stale when stale-while-revalidat
 
 test('sweep drops expired entries nobody reads; max_size is counted in bytes held', async (t) => {
   const { cache, advance } = await cacheWith({ policy: 'tiny_lfu' });
-  for (let index = 0; index < 5; index++) cache.set(`k${index}`, 'v', { bytes: 1_000 });
-  t.is(cache.bytes, 5_000);
+  for (let index = 0; index < 5; index++) cache.set(`k${index}`, 'v', { bytes: 500 });
+  // Each entry counts its value's bytes, its own memory and its key ('k0': two UTF-16 characters).
+  t.is(cache.bytes, 5 * (500 + ENTRY_OVERHEAD_BYTES + 4));
   advance(1_000);
   t.is(cache.sweep(), 5);
   t.is(cache.bytes, 0);
   t.false(cache.set('too big', 'v', { bytes: 20_000 }));
+});
+
+test('entries count their own memory: values of no bytes cannot outnumber max_size in entries', async (t) => {
+  const { cache } = await cacheWith({ policy: 'lru', maxBytes: 64 * 1024 });
+  for (let index = 0; index < 1_000; index++) cache.set(`empty result ${index}`, '', { bytes: 0 });
+  t.true(cache.itemCount <= (64 * 1024) / ENTRY_OVERHEAD_BYTES, `${cache.itemCount} entries held`);
+  t.true(cache.itemCount > 0);
+  t.true(cache.bytes <= 64 * 1024);
 });
