@@ -49,6 +49,18 @@ for (const policy of ['lru', 'tiny_lfu']) {
   });
 }
 
+test('empty answers count the memory their entries hold: one-off queries cannot hold more entries than max_size has room for', async (t) => {
+  // Before entries counted their own memory, each empty answer counted one byte: 16 KiB "held" 16,384 of them (~30 MiB).
+  await withRuntime(t, cacheSetup('caching:\n  sql_results:\n    max_size: 16KiB\n    item_ttl: 10m'), async (context) => {
+    for (let id = 0; id < 60; id++) t.is((await ask(context, `SELECT * FROM orders WHERE order_id = ${1_000_000 + id}`)).status, 200);
+    const metric = (name: string) => context.runtime.metrics.value(name)!;
+    t.true(metric('results_cache_items_count') > 0);
+    t.true(metric('results_cache_items_count') <= 16, `${metric('results_cache_items_count')} entries in 16 KiB`);
+    t.true(metric('results_cache_size_bytes') <= 16 * 1024);
+    t.true(metric('results_cache_evictions') > 0);
+  });
+});
+
 for (const algorithm of ['xxh3', 'ahash', 'siphash', 'blake3', 'xxh32', 'xxh64', 'xxh128']) {
   test(`hashing_algorithm ${algorithm} keys the sql_results cache (named in the start-up log)`, async (t) => {
     await withRuntime(t, cacheSetup(`caching:\n  sql_results:\n    hashing_algorithm: ${algorithm}`), async (context) => {
