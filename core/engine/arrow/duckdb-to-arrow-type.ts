@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 /**
  * DuckDB logical type → Arrow data type, for every type a DuckDB result can carry.
  *
@@ -8,6 +7,7 @@ import { LRUCache } from 'lru-cache';
  * in its metadata (`duckdb:type`) so clients can tell e.g. a UUID from a VARCHAR.
  */
 import type { DuckDBType } from '@duckdb/node-api';
+import { LRUCache } from 'lru-cache';
 import { DuckDBArrayType, DuckDBDecimalType, DuckDBEnumType, DuckDBListType, DuckDBMapType, DuckDBStructType, DuckDBTypeId, DuckDBUnionType } from '../duckdb-api.js';
 import {
   Binary,
